@@ -1,0 +1,19 @@
+// Subcommands of `tact`. Each Add*Command registers its subcommand on `app`
+// and, when the user picks it, sets `run` to the function that does the work
+// (its return value is the process's exit status).
+#pragma once
+
+#include <functional>
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace tact::apps {
+
+// `tact example`: builds the paper's Figure 1 graph and prints it.
+void AddExampleCommand(CLI::App& app, std::function<int()>& run);
+// `tact bench matmul ...`
+void AddBenchCommand(CLI::App& app, std::function<int()>& run);
+
+}  // namespace tact::apps

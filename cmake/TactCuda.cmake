@@ -1,0 +1,23 @@
+# Decides whether the GPU code is built (TACT_CUDA = AUTO | ON | OFF) and, if
+# so, finds the CUDA toolkit, cuBLAS and cuDNN. Sets TACT_HAVE_CUDA.
+set(TACT_HAVE_CUDA OFF)
+if(NOT TACT_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    # One CUDA runtime per process: the shared one, as the C++ targets use.
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
+    find_package(CUDAToolkit REQUIRED)
+    find_path(CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+    find_library(CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR})
+    if(CUDNN_INCLUDE_DIR AND CUDNN_LIBRARY)
+      set(TACT_HAVE_CUDA ON)
+    elseif(TACT_CUDA STREQUAL "ON")
+      message(FATAL_ERROR "TACT_CUDA=ON but cuDNN was not found under ${CUDAToolkit_LIBRARY_DIR}")
+    endif()
+  elseif(TACT_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "TACT_CUDA=ON but no nvcc was found")
+  endif()
+endif()
+message(STATUS "tact: GPU kernels ${TACT_HAVE_CUDA} (TACT_CUDA=${TACT_CUDA}, archs ${CMAKE_CUDA_ARCHITECTURES})")

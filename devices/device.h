@@ -1,0 +1,49 @@
+// Device: a place where kernels run (paper 3: "each worker is responsible
+// for one or more devices"). It owns the allocator for tensors it produces
+// and, for CPU devices, the Eigen thread pool that compute runs on.
+//
+// Eigen stays out of this header: kernels that need the Eigen device include
+// devices/eigen_device.h.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "graph/allocator.h"
+
+namespace Eigen {
+struct ThreadPoolDevice;
+}  // namespace Eigen
+
+namespace tact {
+
+// Device types as kernels are registered for them.
+inline constexpr const char* DEVICE_CPU = "CPU";
+inline constexpr const char* DEVICE_GPU = "GPU";
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  // Full name, e.g. "/job:localhost/replica:0/task:0/device:CPU:0".
+  const std::string& name() const { return name_; }
+  const std::string& device_type() const { return type_; }
+  virtual Allocator* allocator() = 0;
+  // The Eigen device that CPU kernels evaluate expressions on; nullptr for
+  // devices that have none.
+  virtual Eigen::ThreadPoolDevice* eigen_cpu_device() { return nullptr; }
+  // Threads in the compute pool (1 if none).
+  virtual int num_threads() const { return 1; }
+
+ protected:
+  Device(std::string name, std::string type) : name_(std::move(name)), type_(std::move(type)) {}
+
+ private:
+  std::string name_;
+  std::string type_;
+};
+
+// A CPU device with its own Eigen thread pool of `num_threads` threads.
+std::unique_ptr<Device> NewCpuDevice(const std::string& name, int num_threads,
+                                     Allocator* allocator = CpuAllocator());
+
+}  // namespace tact

@@ -1,0 +1,9 @@
+// Every builder function of every op: include this to build graphs.
+#pragma once
+
+#include "graph/ops/array_ops.h"
+#include "graph/ops/core_ops.h"
+#include "graph/ops/math_ops.h"
+#include "graph/ops/nn_ops.h"
+#include "graph/ops/random_ops.h"
+#include "graph/ops/state_ops.h"

@@ -1,0 +1,2 @@
+#pragma once
+#include "graph/op_builder.h"

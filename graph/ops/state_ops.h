@@ -1,0 +1,22 @@
+// Builder functions for Variables (paper 2): a Variable node yields a
+// reference to a persistent mutable tensor that lives across Runs; Assign,
+// AssignAdd and AssignSub update it in place. (The kernels and containers
+// come with the runtime.)
+#pragma once
+
+#include "graph/op_builder.h"
+
+namespace tact {
+
+// A variable of this shape and dtype, in `container` (empty: the default
+// one), shared by every node that names the same `shared_name` there (empty:
+// the node's own name).
+Output Variable(const Scope& scope, const PartialTensorShape& shape, DataType dtype = DT_FLOAT,
+                const std::string& container = "", const std::string& shared_name = "");
+Output Assign(const Scope& scope, Input ref, Input value, bool validate_shape = true,
+              bool use_locking = true);
+Output AssignAdd(const Scope& scope, Input ref, Input value, bool use_locking = false);
+Output AssignSub(const Scope& scope, Input ref, Input value, bool use_locking = false);
+Output IsVariableInitialized(const Scope& scope, Input ref);
+
+}  // namespace tact

@@ -1,0 +1,60 @@
+#include "graph/shape_inference.h"
+
+#include <algorithm>
+
+namespace tact {
+
+InferenceContext::InferenceContext(const AttrMap* attrs, std::vector<PartialTensorShape> inputs,
+                                   std::vector<const Tensor*> input_tensors, int num_outputs)
+    : attrs_(attrs),
+      inputs_(std::move(inputs)),
+      input_tensors_(std::move(input_tensors)),
+      outputs_(num_outputs) {}
+
+namespace shape_fn {
+Status Unknown(InferenceContext*) { return Status::OK(); }
+
+Status UnchangedShape(InferenceContext* c) {
+  if (c->num_inputs() > 0 && c->num_outputs() > 0) c->set_output(0, c->input(0));
+  return Status::OK();
+}
+
+Status ScalarShape(InferenceContext* c) {
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, PartialTensorShape({}));
+  return Status::OK();
+}
+
+Status BroadcastBinary(InferenceContext* c) {
+  TACT_ASSIGN_OR_RETURN(PartialTensorShape out, BroadcastShapes(c->input(0), c->input(1)));
+  c->set_output(0, std::move(out));
+  return Status::OK();
+}
+}  // namespace shape_fn
+
+StatusOr<PartialTensorShape> BroadcastShapes(const PartialTensorShape& a,
+                                             const PartialTensorShape& b) {
+  if (a.unknown_rank() || b.unknown_rank()) return PartialTensorShape::Unknown();
+  const int rank = std::max(a.dims(), b.dims());
+  std::vector<int64_t> out(rank);
+  for (int i = 0; i < rank; ++i) {
+    const int ia = a.dims() - rank + i;
+    const int ib = b.dims() - rank + i;
+    const int64_t da = ia >= 0 ? a.dim_size(ia) : 1;
+    const int64_t db = ib >= 0 ? b.dim_size(ib) : 1;
+    if (da == 1) {
+      out[i] = db;
+    } else if (db == 1) {
+      out[i] = da;
+    } else if (da < 0) {
+      out[i] = db;
+    } else if (db < 0 || da == db) {
+      out[i] = da;
+    } else {
+      return errors::InvalidArgument("incompatible shapes for broadcasting: ", a.DebugString(),
+                                     " and ", b.DebugString());
+    }
+  }
+  return PartialTensorShape(out);
+}
+
+}  // namespace tact

@@ -1,0 +1,62 @@
+// Shape inference: what an op's shape function sees. Shapes may be partly
+// unknown; a shape function narrows its outputs as far as its inputs allow
+// and returns an error only for inputs that can never be valid.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "graph/attr_value.h"
+#include "graph/status.h"
+#include "graph/tensor_shape.h"
+
+namespace tact {
+
+class InferenceContext {
+ public:
+  // `input_tensors[i]` is the value of input i where it is a constant known
+  // at graph-construction time (nullptr otherwise); may be shorter than
+  // `input_shapes`.
+  InferenceContext(const AttrMap* attrs, std::vector<PartialTensorShape> input_shapes,
+                   std::vector<const Tensor*> input_tensors, int num_outputs);
+
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  const PartialTensorShape& input(int i) const { return inputs_[i]; }
+  const Tensor* input_tensor(int i) const {
+    return i < static_cast<int>(input_tensors_.size()) ? input_tensors_[i] : nullptr;
+  }
+  const AttrMap& attrs() const { return *attrs_; }
+  template <typename T>
+  Status GetAttr(const std::string& name, T* out) const {
+    return ::tact::GetAttr(*attrs_, name, out);
+  }
+
+  void set_output(int i, PartialTensorShape shape) { outputs_[i] = std::move(shape); }
+  const PartialTensorShape& output(int i) const { return outputs_[i]; }
+  const std::vector<PartialTensorShape>& outputs() const { return outputs_; }
+
+ private:
+  const AttrMap* attrs_;
+  std::vector<PartialTensorShape> inputs_;
+  std::vector<const Tensor*> input_tensors_;
+  std::vector<PartialTensorShape> outputs_;  // unknown until set
+};
+
+using ShapeFn = std::function<Status(InferenceContext*)>;
+
+// Common shape functions.
+namespace shape_fn {
+Status Unknown(InferenceContext* c);          // every output unknown
+Status UnchangedShape(InferenceContext* c);   // output 0 = input 0
+Status ScalarShape(InferenceContext* c);      // every output a scalar
+// NumPy broadcasting of inputs 0 and 1 into output 0.
+Status BroadcastBinary(InferenceContext* c);
+}  // namespace shape_fn
+
+// Broadcasts two partial shapes by NumPy's rules; InvalidArgument if they
+// are incompatible.
+StatusOr<PartialTensorShape> BroadcastShapes(const PartialTensorShape& a,
+                                             const PartialTensorShape& b);
+
+}  // namespace tact

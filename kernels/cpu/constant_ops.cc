@@ -1,0 +1,46 @@
+// Const, Identity, StopGradient and NoOp: the kernels every graph uses.
+// None computes anything, so all run inline (IsExpensive() is false).
+#include "kernels/kernel_registry.h"
+
+namespace tact {
+namespace {
+
+class ConstOp : public OpKernel {
+ public:
+  explicit ConstOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("value", &value_));
+    DataType dtype;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype));
+    OP_REQUIRES(ctx, value_.dtype() == dtype,
+                errors::InvalidArgument("attr 'value' is ", DataTypeString(value_.dtype()),
+                                        " but 'dtype' is ", DataTypeString(dtype)));
+  }
+  // The output shares the attr's buffer: a Const costs no copy per step.
+  void Compute(OpKernelContext* ctx) override { ctx->set_output(0, value_); }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  Tensor value_;
+};
+
+class IdentityOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override { ctx->set_output(0, ctx->input(0)); }
+  bool IsExpensive() const override { return false; }
+};
+
+class NoOpOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext*) override {}
+  bool IsExpensive() const override { return false; }
+};
+
+REGISTER_KERNEL_BUILDER(Name("Const").Device(DEVICE_CPU), ConstOp);
+REGISTER_KERNEL_BUILDER(Name("Identity").Device(DEVICE_CPU), IdentityOp);
+REGISTER_KERNEL_BUILDER(Name("StopGradient").Device(DEVICE_CPU), IdentityOp);
+REGISTER_KERNEL_BUILDER(Name("NoOp").Device(DEVICE_CPU), NoOpOp);
+
+}  // namespace
+}  // namespace tact

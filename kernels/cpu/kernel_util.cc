@@ -1,0 +1,45 @@
+#define EIGEN_USE_THREADS
+#include "kernels/cpu/kernel_util.h"
+
+#include <unsupported/Eigen/CXX11/Tensor>
+
+namespace tact {
+
+void ParallelFor(OpKernelContext* ctx, int64_t n, int64_t cost_per_unit,
+                 const std::function<void(int64_t begin, int64_t end)>& fn) {
+  if (n <= 0) return;
+  Eigen::ThreadPoolDevice* d = ctx->eigen_cpu_device();
+  // Under ~100k cycles of work the thread hand-off costs more than it saves.
+  if (d == nullptr || d->numThreads() <= 1 || n * cost_per_unit < 100000) {
+    fn(0, n);
+    return;
+  }
+  d->parallelFor(n, Eigen::TensorOpCost(0, 0, static_cast<double>(cost_per_unit)),
+                 [&fn](Eigen::Index begin, Eigen::Index end) { fn(begin, end); });
+}
+
+StatusOr<int> NormalizeAxis(int64_t axis, int rank, const char* what) {
+  if (axis < -rank || axis >= rank || (rank == 0)) {
+    return errors::InvalidArgument(what, " ", axis, " is out of range for a tensor of rank ", rank,
+                                   " (expected [", -rank, ", ", rank, "))");
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+StatusOr<std::vector<int64_t>> ReadIntVector(const Tensor& t, const char* what) {
+  if (t.dims() > 1) {
+    return errors::InvalidArgument(what, " must be a scalar or vector, got shape ",
+                                   t.shape().DebugString());
+  }
+  std::vector<int64_t> out(t.NumElements());
+  if (t.dtype() == DT_INT32) {
+    for (int64_t i = 0; i < t.NumElements(); ++i) out[i] = t.data<int32_t>()[i];
+  } else if (t.dtype() == DT_INT64) {
+    for (int64_t i = 0; i < t.NumElements(); ++i) out[i] = t.data<int64_t>()[i];
+  } else {
+    return errors::InvalidArgument(what, " must be int32 or int64, got ", DataTypeString(t.dtype()));
+  }
+  return out;
+}
+
+}  // namespace tact

@@ -1,0 +1,29 @@
+// Small helpers that many CPU kernels share: work split across the
+// device's thread pool, axis normalisation, and reading shape-like int
+// tensors. Eigen stays in kernel_util.cc, so including this is cheap.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "kernels/op_kernel.h"
+
+namespace tact {
+
+// Runs fn(begin, end) over [0, n) on the device's compute threads, in
+// blocks sized from `cost_per_unit` (roughly the cycles one unit costs):
+// small work runs inline on the calling thread, so cheap ops pay no
+// scheduling. Blocks never overlap; fn must be thread-safe across blocks.
+void ParallelFor(OpKernelContext* ctx, int64_t n, int64_t cost_per_unit,
+                 const std::function<void(int64_t begin, int64_t end)>& fn);
+
+// Maps axis in [-rank, rank) to [0, rank); InvalidArgument naming `what`
+// ("axis", "dimension") otherwise.
+StatusOr<int> NormalizeAxis(int64_t axis, int rank, const char* what = "axis");
+
+// The elements of an int32 or int64 tensor of rank 0 or 1 as int64s;
+// InvalidArgument naming `what` for any other dtype or rank.
+StatusOr<std::vector<int64_t>> ReadIntVector(const Tensor& t, const char* what);
+
+}  // namespace tact
