@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The main job: installs what is missing, builds, builds the paper's
+# Figure 1 graph through the builder API and the Cap'n Proto GraphDef, and
+# benchmarks the MatMul kernel against a direct BLAS call.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/build.sh
+build/apps/tact example
+build/apps/tact bench matmul --n 1024 --threads 2 --json
