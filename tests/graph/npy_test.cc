@@ -1,0 +1,106 @@
+#include "graph/npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+
+namespace tact {
+namespace {
+
+// The bytes NumPy 1.x writes for np.save(f, np.array([[1, 2, 3]], dtype='<i4')).
+std::string NumpyInt32Matrix() {
+  std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (1, 3), }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(header.size());
+  out += '\0';
+  out += header;
+  const int32_t v[] = {1, 2, 3};
+  out.append(reinterpret_cast<const char*>(v), sizeof(v));
+  return out;
+}
+
+TEST(NpyTest, ReadsWhatNumpyWrites) {
+  auto t = ParseNpy(NumpyInt32Matrix());
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->dtype(), DT_INT32);
+  EXPECT_EQ(t->shape(), TensorShape({1, 3}));
+  EXPECT_EQ(t->data<int32_t>()[2], 3);
+  // Our writer produces the same bytes as NumPy for this array.
+  auto again = SerializeNpy(*t);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, NumpyInt32Matrix());
+}
+
+TEST(NpyTest, EveryNumericDtypeRoundTripsIncludingScalarsAndEmpty) {
+  std::mt19937 gen(5);
+  for (DataType dtype : AllDataTypes()) {
+    if (dtype == DT_STRING || dtype == DT_RESOURCE || dtype == DT_BFLOAT16) continue;
+    for (const TensorShape& shape : {TensorShape({}), TensorShape({7}), TensorShape({2, 0, 3}),
+                                     TensorShape({3, 4, 5})}) {
+      Tensor t(dtype, shape);
+      auto* bytes = static_cast<uint8_t*>(t.raw_data());
+      for (size_t i = 0; i < t.TotalBytes(); ++i) bytes[i] = static_cast<uint8_t>(gen());
+      if (dtype == DT_BOOL) {
+        for (size_t i = 0; i < t.TotalBytes(); ++i) bytes[i] &= 1;
+      }
+      auto s = SerializeNpy(t);
+      ASSERT_TRUE(s.ok()) << DataTypeString(dtype);
+      EXPECT_EQ((s->size() - t.TotalBytes()) % 64, 0u) << "data must start 64-aligned";
+      auto back = ParseNpy(*s);
+      ASSERT_TRUE(back.ok()) << back.status().ToString();
+      EXPECT_TRUE(back->BitwiseEqual(t)) << DataTypeString(dtype) << " " << shape.DebugString();
+    }
+  }
+}
+
+TEST(NpyTest, FilesRoundTripAndMissingFilesAreNamed) {
+  const std::string path = ::testing::TempDir() + "/tact_npy_test.npy";
+  Tensor t = Tensor::FromVector<double>({1.5, -2.25, 1e300}, {3});
+  ASSERT_TRUE(WriteNpyFile(path, t).ok());
+  auto back = ReadNpyFile(path);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back->BitwiseEqual(t));
+  std::remove(path.c_str());
+  auto missing = ReadNpyFile(path);
+  EXPECT_EQ(missing.status().code(), Code::kNotFound);
+  EXPECT_NE(missing.status().message().find(path), std::string::npos);
+}
+
+TEST(NpyTest, MalformedFilesAreClearErrors) {
+  const std::string good = NumpyInt32Matrix();
+  struct Case { std::string bytes; const char* message; };
+  std::string big_endian = good;
+  big_endian.replace(big_endian.find("<i4"), 3, ">i4");
+  std::string fortran = good;
+  fortran.replace(fortran.find("False"), 5, "True ");
+  std::string object = good;
+  object.replace(object.find("<i4"), 3, "|O8");
+  std::string bad_dim = good;
+  bad_dim.replace(bad_dim.find("(1, 3)"), 6, "(1, x)");
+  std::string too_big = good;
+  too_big.replace(too_big.find("(1, 3)"), 6, "(9, 9)");
+  const Case cases[] = {
+      {"", "bad magic"},
+      {"hello world, not numpy", "bad magic"},
+      {good.substr(0, 30), "truncated header"},
+      {good.substr(0, good.size() - 1), "needs 12 bytes of data, the file has 11"},
+      {big_endian, "unsupported dtype '>i4'"},
+      {fortran, "Fortran-order"},
+      {object, "unsupported dtype"},
+      {bad_dim, "malformed dimension 'x'"},
+      {too_big, "needs 324 bytes"},
+  };
+  for (const Case& c : cases) {
+    auto t = ParseNpy(c.bytes, "'in.npy'");
+    ASSERT_FALSE(t.ok()) << c.message;
+    EXPECT_NE(t.status().message().find(c.message), std::string::npos) << t.status().message();
+    EXPECT_NE(t.status().message().find("'in.npy'"), std::string::npos) << t.status().message();
+  }
+  EXPECT_FALSE(SerializeNpy(Tensor(DT_STRING, {2})).ok());
+}
+
+}  // namespace
+}  // namespace tact
