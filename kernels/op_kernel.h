@@ -106,14 +106,17 @@ class OpKernelContext {
   struct Params {
     Device* device = nullptr;
     OpKernel* op_kernel = nullptr;
-    // One tensor per input port; must outlive the context.
-    const std::vector<Tensor>* inputs = nullptr;
+    // One tensor per input port (`num_inputs` of them); must outlive the
+    // context. A flat array so the executor can hand out a slice of its
+    // per-step input slots without building a vector per node.
+    const Tensor* inputs = nullptr;
+    int num_inputs = 0;
     int64_t step_id = 0;
   };
   explicit OpKernelContext(const Params& params);
 
-  int num_inputs() const { return static_cast<int>(params_.inputs->size()); }
-  const Tensor& input(int i) const { return (*params_.inputs)[i]; }
+  int num_inputs() const { return params_.num_inputs; }
+  const Tensor& input(int i) const { return params_.inputs[i]; }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
 
   // Allocates output `i` with the kernel's declared dtype for it.

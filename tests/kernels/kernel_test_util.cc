@@ -55,7 +55,8 @@ StatusOr<std::vector<Tensor>> RunOp(const std::string& op_name, const std::vecto
   OpKernelContext::Params params;
   params.device = device;
   params.op_kernel = kernel.get();
-  params.inputs = &inputs;
+  params.inputs = inputs.data();
+  params.num_inputs = static_cast<int>(inputs.size());
   OpKernelContext ctx(params);
   kernel->Compute(&ctx);
   TACT_RETURN_IF_ERROR(ctx.status());
