@@ -10,20 +10,26 @@ class CpuDevice final : public Device {
  public:
   CpuDevice(const std::string& name, int num_threads, Allocator* allocator)
       : Device(name, DEVICE_CPU),
-        allocator_(allocator),
+        // Leaked on purpose: a fetched tensor may outlive the device, and its
+        // buffer must still find a live allocator to return to. The cost is
+        // one small object per device ever created.
+        allocator_(allocator ? allocator : NewCpuAllocator().release()),
         num_threads_(num_threads < 1 ? 1 : num_threads),
         pool_(num_threads_),
-        eigen_(&pool_, num_threads_) {}
+        eigen_(&pool_, num_threads_),
+        inter_op_(num_threads_) {}
 
   Allocator* allocator() override { return allocator_; }
   Eigen::ThreadPoolDevice* eigen_cpu_device() override { return &eigen_; }
   int num_threads() const override { return num_threads_; }
+  void Schedule(std::function<void()> fn) override { inter_op_.Schedule(std::move(fn)); }
 
  private:
   Allocator* allocator_;
   int num_threads_;
   Eigen::ThreadPool pool_;
   Eigen::ThreadPoolDevice eigen_;
+  Eigen::ThreadPool inter_op_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 // devices/eigen_device.h.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,11 @@ class Device {
   virtual Eigen::ThreadPoolDevice* eigen_cpu_device() { return nullptr; }
   // Threads in the compute pool (1 if none).
   virtual int num_threads() const { return 1; }
+  // Runs `fn` on one of the device's inter-op threads: the executor hands
+  // expensive kernels here. A separate pool from the one Eigen kernels split
+  // their work over, so a kernel waiting on its parallelFor blocks can never
+  // starve the blocks it waits for. The default runs `fn` inline.
+  virtual void Schedule(std::function<void()> fn) { fn(); }
 
  protected:
   Device(std::string name, std::string type) : name_(std::move(name)), type_(std::move(type)) {}
@@ -42,8 +48,11 @@ class Device {
   std::string type_;
 };
 
-// A CPU device with its own Eigen thread pool of `num_threads` threads.
+// A CPU device with its own Eigen thread pools: `num_threads` threads for
+// kernels' intra-op work and as many for scheduling kernels (inter-op), and
+// its own host allocator (so its counters are its own) unless `allocator`
+// is given (which must then outlive the device and its tensors).
 std::unique_ptr<Device> NewCpuDevice(const std::string& name, int num_threads,
-                                     Allocator* allocator = CpuAllocator());
+                                     Allocator* allocator = nullptr);
 
 }  // namespace tact

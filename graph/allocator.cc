@@ -65,4 +65,6 @@ Allocator* CpuAllocator() {
   return kAllocator;
 }
 
+std::unique_ptr<Allocator> NewCpuAllocator() { return std::make_unique<HostAllocator>(); }
+
 }  // namespace tact

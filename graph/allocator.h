@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace tact {
@@ -53,6 +54,10 @@ class Allocator {
 // The process-wide host-memory allocator (aligned operator new). Never null,
 // never destroyed.
 Allocator* CpuAllocator();
+// A new host-memory allocator with counters of its own (one per device, so
+// each device's bytes in use can be read apart). It must outlive every
+// tensor allocated from it.
+std::unique_ptr<Allocator> NewCpuAllocator();
 
 // Rounds up to a multiple of Allocator::kAlignment (at least one unit).
 size_t AllocationSize(size_t bytes);

@@ -61,6 +61,7 @@ class OpKernelConstruction {
 
 class OpKernelContext;
 class AsyncOpKernel;
+class Rendezvous;
 
 class OpKernel {
  public:
@@ -112,6 +113,8 @@ class OpKernelContext {
     const Tensor* inputs = nullptr;
     int num_inputs = 0;
     int64_t step_id = 0;
+    // The step's rendezvous, for _Send/_Recv; may be null outside a step.
+    Rendezvous* rendezvous = nullptr;
   };
   explicit OpKernelContext(const Params& params);
 
@@ -136,6 +139,7 @@ class OpKernelContext {
   Eigen::ThreadPoolDevice* eigen_cpu_device() const { return params_.device->eigen_cpu_device(); }
   const OpKernel& op_kernel() const { return *params_.op_kernel; }
   int64_t step_id() const { return params_.step_id; }
+  Rendezvous* rendezvous() const { return params_.rendezvous; }
 
   // Records a failure; the first one wins and gets the node's prefix.
   void CtxFailure(const Status& s);

@@ -1,0 +1,79 @@
+// Executor: runs one partition's graph on one device, a step at a time
+// (paper 3.1). The partition actor drives it; it knows nothing of actors.
+//
+// Per step it keeps a pending count per node and a ready queue; a node runs
+// when all its data and control inputs have arrived. Cheap kernels and the
+// last ready expensive kernel run inline on the current thread (so a chain
+// of small ops costs no thread hand-offs); other expensive kernels go to the
+// device's inter-op threads. Async kernels (Recv) finish through their
+// continuation, so no thread waits on them. Each input buffer is released as
+// soon as its consumer has run, so memory follows the live tensors only.
+// The first error aborts the step (and its rendezvous) and is returned with
+// the node and op named.
+//
+//   auto ex = Executor::Create(graph, device);
+//   Executor::Args args;
+//   args.rendezvous = rendezvous.get();
+//   Status s = (*ex)->Run(args);
+//
+// Thread-safe: concurrent steps on one Executor are independent.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "kernels/op_kernel.h"
+
+namespace tact {
+
+class Rendezvous;
+
+struct NodeExecStats {
+  int node_id = -1;
+  std::string node_name;
+  int64_t start_ns = 0;  // since the step started
+  int64_t end_ns = 0;
+};
+
+// What ran in a step. Filled only when Args::stats is set, since the clock
+// reads cost more than a cheap kernel.
+class StepStats {
+ public:
+  void Add(NodeExecStats s);
+  std::vector<NodeExecStats> nodes() const;  // in completion order
+  bool Ran(const std::string& node_name) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<NodeExecStats> nodes_;
+};
+
+class Executor {
+ public:
+  struct Args {
+    int64_t step_id = 0;
+    Rendezvous* rendezvous = nullptr;  // for _Send/_Recv; must outlive the step
+    StepStats* stats = nullptr;        // optional; must outlive the step
+  };
+  using DoneCallback = std::function<void(const Status&)>;
+
+  // Builds a kernel for every node of `graph` on `device` (which must
+  // outlive the executor). The graph must be valid (Graph::Validate); the
+  // error of a node without a kernel names it.
+  static StatusOr<std::unique_ptr<Executor>> Create(std::shared_ptr<const Graph> graph,
+                                                    Device* device);
+  virtual ~Executor() = default;
+
+  // Runs one step. `done` is called exactly once, on some thread, after
+  // every node that was started has finished.
+  virtual void RunAsync(const Args& args, DoneCallback done) const = 0;
+  // Runs one step and waits for it.
+  Status Run(const Args& args) const;
+};
+
+}  // namespace tact

@@ -1,0 +1,66 @@
+// _Send hands its input to the step's rendezvous; _Recv is an async kernel
+// that completes when the tensor for its key arrives (paper 3.2). In one
+// process the tensor travels by reference: no byte is copied.
+#include "kernels/kernel_registry.h"
+#include "kernels/rendezvous.h"
+
+namespace tact {
+namespace {
+
+std::string KeyFromAttrs(OpKernelConstruction* ctx) {
+  std::string name, send, recv;
+  int64_t incarnation = 0;
+  Status s = ctx->GetAttr("tensor_name", &name);
+  if (s.ok()) s = ctx->GetAttr("send_device", &send);
+  if (s.ok()) s = ctx->GetAttr("recv_device", &recv);
+  if (s.ok()) s = ctx->GetAttr("send_device_incarnation", &incarnation);
+  if (!s.ok()) ctx->CtxFailure(s);
+  return RendezvousKey(send, static_cast<uint64_t>(incarnation), recv, name);
+}
+
+Status NoRendezvous() {
+  return errors::FailedPrecondition("the step has no rendezvous for _Send/_Recv");
+}
+
+class SendOp : public OpKernel {
+ public:
+  explicit SendOp(OpKernelConstruction* ctx) : OpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
+  void Compute(OpKernelContext* ctx) override {
+    OP_REQUIRES(ctx, ctx->rendezvous() != nullptr, NoRendezvous());
+    OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key_, ctx->input(0)));
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  const std::string key_;
+};
+
+class RecvOp : public AsyncOpKernel {
+ public:
+  explicit RecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    if (ctx->rendezvous() == nullptr) {
+      ctx->CtxFailure(NoRendezvous());
+      done();
+      return;
+    }
+    ctx->rendezvous()->RecvAsync(key_, [ctx, done](const Status& s, const Tensor& t) {
+      if (!s.ok()) {
+        ctx->CtxFailure(s);
+      } else {
+        ctx->set_output(0, t);  // a dtype mismatch fails the step here
+      }
+      done();
+    });
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  const std::string key_;
+};
+
+REGISTER_KERNEL_BUILDER(Name("_Send").Device(DEVICE_CPU), SendOp);
+REGISTER_KERNEL_BUILDER(Name("_Recv").Device(DEVICE_CPU), RecvOp);
+
+}  // namespace
+}  // namespace tact

@@ -1,0 +1,119 @@
+#include "kernels/rendezvous.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <unordered_map>
+
+namespace tact {
+
+StatusOr<Tensor> Rendezvous::Recv(const std::string& key) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  Status status;
+  Tensor value;
+  RecvAsync(key, [&](const Status& s, const Tensor& t) {
+    std::lock_guard<std::mutex> lock(mu);
+    status = s;
+    value = t;
+    finished = true;
+    cv.notify_one();
+  });
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return finished; });
+  if (!status.ok()) return status;
+  return value;
+}
+
+namespace {
+
+class LocalRendezvous final : public Rendezvous {
+ public:
+  ~LocalRendezvous() override {
+    // Receivers still waiting when the step's last reference goes get an
+    // error rather than silence.
+    StartAbort(errors::Cancelled("rendezvous destroyed with receivers waiting"));
+  }
+
+  Status Send(const std::string& key, const Tensor& tensor) override {
+    DoneCallback waiter;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!abort_.ok()) return abort_;
+      Slot& slot = table_[key];
+      if (slot.sent) return errors::AlreadyExists("rendezvous key '", key, "' was sent twice");
+      slot.sent = true;
+      if (!slot.waiter) {
+        slot.value = tensor;
+        return Status::OK();
+      }
+      waiter = std::move(slot.waiter);
+      slot.waiter = nullptr;
+      slot.received = true;
+    }
+    waiter(Status::OK(), tensor);  // outside the lock: it may run the next kernel
+    return Status::OK();
+  }
+
+  void RecvAsync(const std::string& key, DoneCallback done) override {
+    Tensor value;
+    Status status;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!abort_.ok()) {
+        status = abort_;
+      } else {
+        Slot& slot = table_[key];
+        if (slot.received || slot.waiter) {
+          status = errors::AlreadyExists("rendezvous key '", key, "' was received twice");
+        } else if (!slot.sent) {
+          slot.waiter = std::move(done);
+          return;
+        } else {
+          slot.received = true;
+          value = std::move(slot.value);
+          slot.value = Tensor();
+        }
+      }
+    }
+    done(status, value);
+  }
+
+  void StartAbort(const Status& status) override {
+    std::vector<DoneCallback> waiters;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!abort_.ok()) return;
+      abort_ = status.ok() ? errors::Aborted("rendezvous aborted") : status;
+      for (auto& [key, slot] : table_) {
+        if (slot.waiter) waiters.push_back(std::move(slot.waiter));
+        slot.waiter = nullptr;
+        slot.value = Tensor();
+      }
+    }
+    for (auto& w : waiters) w(abort_, Tensor());
+  }
+
+ private:
+  struct Slot {
+    bool sent = false;
+    bool received = false;
+    Tensor value;        // sent, not yet received
+    DoneCallback waiter;  // received, not yet sent
+  };
+  std::mutex mu_;
+  std::unordered_map<std::string, Slot> table_;
+  Status abort_;
+};
+
+}  // namespace
+
+std::shared_ptr<Rendezvous> NewLocalRendezvous() { return std::make_shared<LocalRendezvous>(); }
+
+std::string RendezvousKey(const std::string& send_device, uint64_t send_incarnation,
+                          const std::string& recv_device, const std::string& tensor_name) {
+  return send_device + ";" + std::to_string(send_incarnation) + ";" + recv_device + ";" +
+         tensor_name;
+}
+
+}  // namespace tact

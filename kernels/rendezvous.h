@@ -1,0 +1,50 @@
+// Rendezvous: where a Send leaves a tensor and a Recv picks it up, matched
+// by key (paper 3.2: "the Send and Recv nodes coordinate to transfer data
+// across devices"; 4.2: feeds and fetches use the same mechanism).
+//
+// One Rendezvous serves one step. Send never blocks; RecvAsync calls its
+// callback when the tensor is there (possibly at once, on the caller's
+// thread, or later on the sender's). After StartAbort every pending and
+// future Recv fails with the abort status, so no step waits forever.
+//
+// Thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "graph/tensor.h"
+
+namespace tact {
+
+class Rendezvous {
+ public:
+  using DoneCallback = std::function<void(const Status& status, const Tensor& tensor)>;
+  virtual ~Rendezvous() = default;
+
+  // AlreadyExists if `key` was sent before in this rendezvous; the abort
+  // status once aborted.
+  virtual Status Send(const std::string& key, const Tensor& tensor) = 0;
+  // `done` runs exactly once. A second Recv of one key fails with
+  // AlreadyExists (each key has one receiver).
+  virtual void RecvAsync(const std::string& key, DoneCallback done) = 0;
+  // Fails every waiting and future Recv and Send with `status` (not OK).
+  virtual void StartAbort(const Status& status) = 0;
+
+  // Blocks until the tensor for `key` arrives or the rendezvous is aborted.
+  // For clients and tests; kernels use RecvAsync.
+  StatusOr<Tensor> Recv(const std::string& key);
+};
+
+// The in-process rendezvous: tensors are handed over by reference, never
+// copied.
+std::shared_ptr<Rendezvous> NewLocalRendezvous();
+
+// "send_device;incarnation;recv_device;tensor_name" (TensorFlow's layout, so
+// that keys read the same in traces). The incarnation tells a tensor sent
+// before a restart of the sending task from one sent after.
+std::string RendezvousKey(const std::string& send_device, uint64_t send_incarnation,
+                          const std::string& recv_device, const std::string& tensor_name);
+
+}  // namespace tact

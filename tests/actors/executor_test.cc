@@ -1,0 +1,240 @@
+#include "actors/executor.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "graph/op_builder.h"
+#include "graph/op_registry.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/rendezvous.h"
+
+namespace tact {
+namespace {
+
+// Test ops, so that the executor is tested apart from the real kernels.
+REGISTER_OP("TestPlusOne").Input("x: float").Output("y: float");      // expensive
+REGISTER_OP("TestCheapAdd").Input("x: float").Input("y: float").Output("z: float");
+REGISTER_OP("TestFailIfNegative").Input("x: float").Output("y: float");
+
+class TestPlusOneOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Tensor* y;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+    for (int64_t i = 0; i < x.NumElements(); ++i) y->data<float>()[i] = x.data<float>()[i] + 1;
+  }
+};
+
+class TestCheapAddOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    Tensor* z;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, ctx->input(0).shape(), &z));
+    for (int64_t i = 0; i < z->NumElements(); ++i) {
+      z->data<float>()[i] = ctx->input(0).data<float>()[i] + ctx->input(1).data<float>()[i];
+    }
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class TestFailIfNegativeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    OP_REQUIRES(ctx, ctx->input(0).data<float>()[0] >= 0,
+                errors::InvalidArgument("input is negative"));
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+
+REGISTER_KERNEL_BUILDER(Name("TestPlusOne").Device(DEVICE_CPU), TestPlusOneOp);
+REGISTER_KERNEL_BUILDER(Name("TestCheapAdd").Device(DEVICE_CPU), TestCheapAddOp);
+REGISTER_KERNEL_BUILDER(Name("TestFailIfNegative").Device(DEVICE_CPU), TestFailIfNegativeOp);
+
+constexpr char kDev[] = "/job:localhost/replica:0/task:0/device:CPU:0";
+
+// Feeds go client -> device, fetches device -> client.
+std::string Key(const std::string& name) { return RendezvousKey("client", 0, kDev, name); }
+std::string FetchKey(const std::string& name) { return RendezvousKey(kDev, 0, "client", name); }
+
+Output Feed(const Scope& s, const std::string& name) {
+  return OpBuilder(s.WithOpName(name), "_Recv")
+      .Attr("tensor_type", DT_FLOAT).Attr("tensor_name", name).Attr("send_device", "client")
+      .Attr("send_device_incarnation", 0).Attr("recv_device", kDev).FinalizeOutput();
+}
+
+void Fetch(const Scope& s, Output x, const std::string& name) {
+  OpBuilder(s.WithOpName(name + "_send"), "_Send").Input(x)
+      .Attr("tensor_name", name).Attr("send_device", kDev).Attr("send_device_incarnation", 0)
+      .Attr("recv_device", "client").Finalize();
+}
+
+std::unique_ptr<Executor> MakeExecutor(const Scope& s, Device* device) {
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  auto ex = Executor::Create(s.shared_graph(), device);
+  EXPECT_TRUE(ex.ok()) << ex.status().ToString();
+  return ex.ok() ? std::move(ex).value() : nullptr;
+}
+
+TEST(ExecutorTest, ChainReleasesEachBufferAfterItsLastConsumer) {
+  auto device = NewCpuDevice(kDev, 2);
+  Scope s = Scope::NewRootScope();
+  Output x = Feed(s, "x");
+  for (int i = 0; i < 100; ++i) x = OpBuilder(s, "TestPlusOne").Input(x).FinalizeOutput();
+  Fetch(s, x, "y");
+  auto ex = MakeExecutor(s, device.get());
+  ASSERT_NE(ex, nullptr);
+  const int64_t n = 1 << 18;  // 1 MiB of floats
+  Tensor in(DT_FLOAT, {n});
+  for (int64_t i = 0; i < n; ++i) in.data<float>()[i] = static_cast<float>(i);
+  auto rv = NewLocalRendezvous();
+  ASSERT_TRUE(rv->Send(Key("x"), in).ok());
+  device->allocator()->ResetPeak();
+  Executor::Args args;
+  args.rendezvous = rv.get();
+  ASSERT_TRUE(ex->Run(args).ok());
+  auto out = rv->Recv(FetchKey("y"));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->data<float>()[12345], 12345.0f + 100);
+  // The fed tensor came from elsewhere; on the device at most the input and
+  // the output of one node are alive at a time.
+  const int64_t bytes = n * 4;
+  EXPECT_LE(device->allocator()->GetStats().peak_bytes_in_use, 2 * bytes);
+  EXPECT_GE(device->allocator()->GetStats().peak_bytes_in_use, bytes);
+}
+
+TEST(ExecutorTest, WideGraphRunsBranchesOnManyThreadsAndJoins) {
+  auto device = NewCpuDevice(kDev, 4);
+  Scope s = Scope::NewRootScope();
+  Output x = Feed(s, "x");
+  std::vector<Output> branches;
+  for (int i = 0; i < 32; ++i) {
+    Output b = x;
+    for (int j = 0; j <= i % 4; ++j) b = OpBuilder(s, "TestPlusOne").Input(b).FinalizeOutput();
+    branches.push_back(b);
+  }
+  Output sum = branches[0];
+  for (size_t i = 1; i < branches.size(); ++i) {
+    sum = OpBuilder(s, "TestCheapAdd").Input(sum).Input(branches[i]).FinalizeOutput();
+  }
+  Fetch(s, sum, "y");
+  auto ex = MakeExecutor(s, device.get());
+  ASSERT_NE(ex, nullptr);
+  for (int step = 0; step < 20; ++step) {
+    auto rv = NewLocalRendezvous();
+    ASSERT_TRUE(rv->Send(Key("x"), Tensor::FromVector<float>({1.0f, 2.0f})).ok());
+    Executor::Args args;
+    args.step_id = step;
+    args.rendezvous = rv.get();
+    ASSERT_TRUE(ex->Run(args).ok());
+    auto out = rv->Recv(FetchKey("y"));
+    ASSERT_TRUE(out.ok());
+    // Each of the 32 branches adds 1..4 (8 branches each): 32*x + 8*(1+2+3+4).
+    EXPECT_EQ(out->data<float>()[0], 32 * 1.0f + 80);
+    EXPECT_EQ(out->data<float>()[1], 32 * 2.0f + 80);
+  }
+}
+
+TEST(ExecutorTest, FirstErrorAbortsTheStepNamesTheNodeAndWakesRecvs) {
+  auto device = NewCpuDevice(kDev, 2);
+  Scope s = Scope::NewRootScope();
+  Output x = Feed(s, "x");
+  Output bad = OpBuilder(s.WithOpName("check"), "TestFailIfNegative").Input(x).FinalizeOutput();
+  // This branch waits for a tensor nobody sends: only the abort ends it.
+  Output never = Feed(s, "never");
+  Fetch(s, OpBuilder(s, "TestCheapAdd").Input(bad).Input(never).FinalizeOutput(), "y");
+  auto ex = MakeExecutor(s, device.get());
+  ASSERT_NE(ex, nullptr);
+  auto rv = NewLocalRendezvous();
+  ASSERT_TRUE(rv->Send(Key("x"), Tensor::FromVector<float>({-1.0f})).ok());
+  Executor::Args args;
+  args.rendezvous = rv.get();
+  Status st = ex->Run(args);
+  EXPECT_EQ(st.code(), Code::kInvalidArgument);
+  EXPECT_EQ(st.message(), "node 'check' (op 'TestFailIfNegative'): input is negative");
+  // The executor is usable for the next step.
+  auto rv2 = NewLocalRendezvous();
+  ASSERT_TRUE(rv2->Send(Key("x"), Tensor::FromVector<float>({3.0f})).ok());
+  ASSERT_TRUE(rv2->Send(Key("never"), Tensor::FromVector<float>({4.0f})).ok());
+  args.rendezvous = rv2.get();
+  ASSERT_TRUE(ex->Run(args).ok());
+  EXPECT_EQ(rv2->Recv(FetchKey("y"))->data<float>()[0], 7.0f);
+}
+
+TEST(ExecutorTest, RecvCompletesLaterOnAnotherThread) {
+  auto device = NewCpuDevice(kDev, 2);
+  Scope s = Scope::NewRootScope();
+  Fetch(s, OpBuilder(s, "TestPlusOne").Input(Feed(s, "x")).FinalizeOutput(), "y");
+  auto ex = MakeExecutor(s, device.get());
+  ASSERT_NE(ex, nullptr);
+  auto rv = NewLocalRendezvous();
+  std::thread sender([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(rv->Send(Key("x"), Tensor::FromVector<float>({41.0f})).ok());
+  });
+  Executor::Args args;
+  args.rendezvous = rv.get();
+  StepStats stats;
+  args.stats = &stats;
+  ASSERT_TRUE(ex->Run(args).ok());
+  sender.join();
+  EXPECT_EQ(rv->Recv(FetchKey("y"))->data<float>()[0], 42.0f);
+  EXPECT_TRUE(stats.Ran("x"));
+  EXPECT_TRUE(stats.Ran("y_send"));
+  EXPECT_EQ(stats.nodes().size(), 3u);
+}
+
+TEST(ExecutorTest, ConcurrentStepsOnOneExecutorAreIndependent) {
+  auto device = NewCpuDevice(kDev, 2);
+  Scope s = Scope::NewRootScope();
+  Output x = Feed(s, "x");
+  for (int i = 0; i < 10; ++i) x = OpBuilder(s, "TestPlusOne").Input(x).FinalizeOutput();
+  Fetch(s, x, "y");
+  auto ex = MakeExecutor(s, device.get());
+  ASSERT_NE(ex, nullptr);
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        auto rv = NewLocalRendezvous();
+        const float v = static_cast<float>(t * 1000 + i);
+        if (!rv->Send(Key("x"), Tensor::FromVector<float>({v})).ok()) ++wrong;
+        Executor::Args args;
+        args.rendezvous = rv.get();
+        if (!ex->Run(args).ok()) ++wrong;
+        auto out = rv->Recv(FetchKey("y"));
+        if (!out.ok() || out->data<float>()[0] != v + 10) ++wrong;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(ExecutorTest, MissingRendezvousIsAnErrorNotACrash) {
+  auto device = NewCpuDevice(kDev, 1);
+  Scope s = Scope::NewRootScope();
+  Fetch(s, Feed(s, "x"), "y");
+  auto ex = MakeExecutor(s, device.get());
+  ASSERT_NE(ex, nullptr);
+  Status st = ex->Run(Executor::Args());
+  EXPECT_EQ(st.code(), Code::kFailedPrecondition) << st.ToString();
+  EXPECT_NE(st.message().find("node 'x' (op '_Recv')"), std::string::npos) << st.message();
+}
+
+TEST(ExecutorTest, EmptyGraphFinishesAtOnce) {
+  auto device = NewCpuDevice(kDev, 1);
+  Scope s = Scope::NewRootScope();
+  auto ex = MakeExecutor(s, device.get());
+  ASSERT_NE(ex, nullptr);
+  EXPECT_TRUE(ex->Run(Executor::Args()).ok());
+}
+
+}  // namespace
+}  // namespace tact
