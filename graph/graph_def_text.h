@@ -1,0 +1,30 @@
+// A GraphDef in Cap'n Proto's text form: the same text that
+//   capnp encode schemas/graph.capnp GraphDef < graph.txt > graph.bin
+//   capnp decode schemas/graph.capnp GraphDef < graph.bin
+// read and write, converted in-process.
+//
+//   (nodes = [(name = "x", op = "Placeholder",
+//              attrs = [(name = "dtype", value = (type = 1))])],
+//    version = 1)
+//
+// The schema comes from the generated code (capnp compiles the full schema
+// into schemas/graph.capnp.c++), so no .capnp file is read at run time and
+// the text form works wherever the binary does.
+//
+// Thread-safe: no shared state.
+#pragma once
+
+#include <string>
+
+#include "graph/graph_def.h"
+
+namespace tact {
+
+// Pretty-printed text (one field per line); InvalidArgument as
+// SerializeGraphDef.
+StatusOr<std::string> GraphDefToText(const GraphDef& def);
+// InvalidArgument, with capnp's description (line and column), for text that
+// does not parse against the schema; then ParseGraphDef's checks apply.
+StatusOr<GraphDef> GraphDefFromText(const std::string& text);
+
+}  // namespace tact
