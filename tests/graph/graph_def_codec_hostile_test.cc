@@ -238,6 +238,7 @@ TEST(GraphDefHostileTest, TensorContentDisagreeingWithShape) {
   ExpectError(ParsePatched([](schema::AttrValue::Builder v) {
                 auto list = v.initList().initTensor(2);
                 list[0].setDtype(DT_FLOAT);
+                list[0].initShape(1).set(0, 0);  // a valid empty tensor first
                 auto t = list[1];
                 t.setDtype(DT_FLOAT);
                 SetDims(t.initShape(2), {2, -1});
