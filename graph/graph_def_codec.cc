@@ -90,9 +90,14 @@ Status WriteAttr(const tact::AttrValue& v, AttrValue::Builder out) {
 Status WriteNode(const NodeDef& n, schema::NodeDef::Builder out) {
   out.setName(n.name);
   out.setOp(n.op);
-  auto inputs = out.initInputs(static_cast<unsigned>(n.inputs.size()));
-  for (size_t i = 0; i < n.inputs.size(); ++i) inputs.set(i, n.inputs[i]);
-  out.setDevice(n.device);
+  // Empty fields stay null pointers (read back as empty): most nodes have
+  // no device and many no inputs.
+  if (!n.inputs.empty()) {
+    auto inputs = out.initInputs(static_cast<unsigned>(n.inputs.size()));
+    for (size_t i = 0; i < n.inputs.size(); ++i) inputs.set(i, n.inputs[i]);
+  }
+  if (!n.device.empty()) out.setDevice(n.device);
+  if (n.attrs.empty()) return Status::OK();
   auto attrs = out.initAttrs(static_cast<unsigned>(n.attrs.size()));
   unsigned i = 0;
   for (const auto& [name, value] : n.attrs) {  // the map keeps them sorted by name
