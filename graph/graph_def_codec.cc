@@ -227,10 +227,18 @@ Status GraphDefToProto(const GraphDef& def, schema::GraphDef::Builder out) {
   return Status::OK();
 }
 
-StatusOr<GraphDef> GraphDefFromProto(schema::GraphDef::Reader in) {
+// `message_words`: the size of the whole message. A list of zero-sized
+// structs costs no bytes, so without this bound a small buffer could claim
+// as many NodeDefs as the traversal limit allows; an honest NodeDef takes
+// at least five words.
+StatusOr<GraphDef> GraphDefFromProto(schema::GraphDef::Reader in, size_t message_words) {
   GraphDef def;
   def.version = in.getVersion();
   auto nodes = in.getNodes();
+  if (nodes.size() > message_words) {
+    return errors::DataLoss("GraphDef claims ", nodes.size(), " nodes in a message of ",
+                            message_words, " words");
+  }
   def.nodes.reserve(nodes.size());
   for (uint32_t i = 0; i < nodes.size(); ++i) {
     TACT_ASSIGN_OR_RETURN(NodeDef n, ReadNode(nodes[i], i));
@@ -250,7 +258,7 @@ StatusOr<std::string> SerializeGraphDef(const GraphDef& def) {
 StatusOr<GraphDef> ParseGraphDef(std::string_view bytes) {
   GraphDef def;
   Status s = ReadCapnpMessage(bytes, "GraphDef", [&](capnp::MessageReader& r) -> Status {
-    TACT_ASSIGN_OR_RETURN(def, GraphDefFromProto(r.getRoot<schema::GraphDef>()));
+    TACT_ASSIGN_OR_RETURN(def, GraphDefFromProto(r.getRoot<schema::GraphDef>(), bytes.size() / 8));
     return Status::OK();
   });
   if (!s.ok()) return s;

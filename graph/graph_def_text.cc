@@ -25,7 +25,45 @@ StatusOr<std::string> GraphDefToText(const GraphDef& def) {
   return text;
 }
 
+namespace {
+
+// capnp's text parser recurses once per bracket and has no depth limit:
+// `capnp encode` itself dies of a stack overflow on 200000 '('. Our schema
+// nests about ten deep, so anything past kMaxTextNesting is refused before
+// the parser sees it.
+constexpr int kMaxTextNesting = 64;
+
+Status CheckNesting(const std::string& text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // skip the escaped character
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '#') {  // a comment runs to the end of the line
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '(' || c == '[') {
+      if (++depth > kMaxTextNesting) {
+        return errors::InvalidArgument("GraphDef text nests deeper than ", kMaxTextNesting,
+                                       " brackets (at offset ", i, ")");
+      }
+    } else if (c == ')' || c == ']') {
+      --depth;
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 StatusOr<GraphDef> GraphDefFromText(const std::string& text) {
+  TACT_RETURN_IF_ERROR(CheckNesting(text));
   capnp::MallocMessageBuilder message;
   try {
     capnp::TextCodec codec;

@@ -23,8 +23,9 @@ namespace tact {
 // Pretty-printed text (one field per line); InvalidArgument as
 // SerializeGraphDef.
 StatusOr<std::string> GraphDefToText(const GraphDef& def);
-// InvalidArgument, with capnp's description (line and column), for text that
-// does not parse against the schema; then ParseGraphDef's checks apply.
+// InvalidArgument, with capnp's description, for text that does not parse
+// against the schema, or that nests brackets more than 64 deep (capnp's
+// parser would overflow the stack); then ParseGraphDef's checks apply.
 StatusOr<GraphDef> GraphDefFromText(const std::string& text);
 
 }  // namespace tact

@@ -132,6 +132,12 @@ TEST(GraphDefHostileTest, ListsClaimingBillionsOfElements) {
   ExpectError(ParseGraphDef(Bytes({SegmentTable(4), StructPtr(0, 1, 1), 0, ListPtr(0, 7, 0), tag}))
                   .status(),
               Code::kDataLoss, "traversal limit");
+  // Fewer zero-sized nodes, within the traversal limit, are still more nodes
+  // than the buffer has words: refused before a NodeDef is built.
+  const uint64_t tag100 = StructPtr(0, 0, 0) | (uint64_t{100} << 2);
+  ExpectError(ParseGraphDef(Bytes({SegmentTable(4), StructPtr(0, 1, 1), 0, ListPtr(0, 7, 0), tag100}))
+                  .status(),
+              Code::kDataLoss, "GraphDef claims 100 nodes in a message of 5 words");
 }
 
 // K NodeDefs whose `inputs` pointers all alias one list of M null Texts: a

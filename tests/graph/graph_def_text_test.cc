@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "graph/graph_def_codec.h"
 #include "tests/graph/graph_test_util.h"
 
@@ -43,12 +45,18 @@ bool HaveCapnpTool() { return std::system("capnp --version > /dev/null 2>&1") ==
 // Runs `capnp <verb> graph.capnp GraphDef < in > out`; the tool finds
 // /capnp/c++.capnp on its standard import path (/usr/include).
 std::string RunTool(const std::string& verb, const std::string& input) {
-  const std::string dir = testing::TempDir();
-  const std::string in = dir + "/tact_graphdef_in", out = dir + "/tact_graphdef_out";
+  // Per test and process: ctest -j runs these tests side by side.
+  const std::string base = testing::TempDir() + "/tact_graphdef_" +
+                           testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+                           std::to_string(getpid());
+  const std::string in = base + ".in", out = base + ".out";
   WriteFile(in, input);
   const std::string cmd = "capnp " + verb + " " + SchemaPath() + " GraphDef < " + in + " > " + out;
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  return ReadFile(out);
+  std::string result = ReadFile(out);
+  std::remove(in.c_str());
+  std::remove(out.c_str());
+  return result;
 }
 
 constexpr const char* kText = R"((
@@ -167,6 +175,20 @@ TEST(GraphDefTextTest, BadTextIsAnError) {
   ExpectError(GraphDefFromText("(nodes = [(name = \"n\", attrs = [(name = \"T\", value = (type = 99))])])")
                   .status(),
               Code::kInvalidArgument, "node 0 ('n'): attr 'T': unknown dtype 99");
+}
+
+TEST(GraphDefTextTest, DeepNestingIsRefusedBeforeTheParserRecurses) {
+  // capnp's own parser overflows the stack on this; ours refuses it.
+  const std::string deep = "(version = " + std::string(200000, '(') + "1" +
+                           std::string(200000, ')') + ")";
+  ExpectError(GraphDefFromText(deep).status(), Code::kInvalidArgument,
+              "nests deeper than 64 brackets");
+  // Brackets inside strings and comments do not count.
+  const std::string quoted = "(nodes = [(name = \"" + std::string(100, '(') + "\\\"[\")])  # " +
+                             std::string(100, '[') + "\n";
+  StatusOr<GraphDef> g = GraphDefFromText(quoted);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(g->nodes[0].name, std::string(100, '(') + "\"[");
 }
 
 }  // namespace
