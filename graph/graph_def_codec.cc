@@ -1,6 +1,7 @@
 #include "graph/graph_def_codec.h"
 
 #include <capnp/message.h>
+#include <kj/exception.h>
 
 #include "graph/tensor_codec.h"
 #include "schemas/graph.capnp.h"
@@ -250,9 +251,15 @@ StatusOr<GraphDef> GraphDefFromProto(schema::GraphDef::Reader in, size_t message
 }  // namespace
 
 StatusOr<std::string> SerializeGraphDef(const GraphDef& def) {
-  capnp::MallocMessageBuilder message;
-  TACT_RETURN_IF_ERROR(GraphDefToProto(def, message.initRoot<schema::GraphDef>()));
-  return MessageToBytes(message);
+  // capnp throws for what its format cannot hold (a string or list over
+  // 2^29 - 1 elements); no exception leaves this function.
+  try {
+    capnp::MallocMessageBuilder message;
+    TACT_RETURN_IF_ERROR(GraphDefToProto(def, message.initRoot<schema::GraphDef>()));
+    return MessageToBytes(message);
+  } catch (const kj::Exception& e) {
+    return errors::InvalidArgument("GraphDef cannot be serialised: ", e.getDescription().cStr());
+  }
 }
 
 StatusOr<GraphDef> ParseGraphDef(std::string_view bytes) {

@@ -204,9 +204,13 @@ std::string MessageToBytes(capnp::MessageBuilder& message) {
 }
 
 StatusOr<std::string> SerializeTensor(const Tensor& t) {
-  capnp::MallocMessageBuilder message;
-  TACT_RETURN_IF_ERROR(TensorToProto(t, message.initRoot<schema::TensorProto>()));
-  return MessageToBytes(message);
+  try {
+    capnp::MallocMessageBuilder message;
+    TACT_RETURN_IF_ERROR(TensorToProto(t, message.initRoot<schema::TensorProto>()));
+    return MessageToBytes(message);
+  } catch (const kj::Exception& e) {
+    return errors::InvalidArgument("tensor cannot be serialised: ", e.getDescription().cStr());
+  }
 }
 
 StatusOr<Tensor> ParseTensor(std::string_view bytes) {
