@@ -11,6 +11,10 @@
 // into schemas/graph.capnp.c++), so no .capnp file is read at run time and
 // the text form works wherever the binary does.
 //
+// Text is exact for everything but the sign of a float -0.0 attr, which
+// capnp's text parser reads as +0.0 (equal under ==; tensors are Data, so
+// their bytes are exact).
+//
 // Thread-safe: no shared state.
 #pragma once
 

@@ -3,6 +3,8 @@
 #include <capnp/message.h>
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "tests/graph/graph_test_util.h"
 
 namespace tact {
@@ -198,6 +200,27 @@ TEST(TensorCodecTest, PartialShapes) {
   b.setUnknownRank(true);
   ExpectError(ShapeFromProto(b.asReader()).status(), Code::kInvalidArgument,
               "unknown rank lists 2 dimensions");
+}
+
+TEST(TensorCodecTest, TruncatedAndMutatedMessagesNeverCrash) {
+  for (DataType dtype : {DT_STRING, DT_COMPLEX64, DT_BOOL}) {
+    const std::string good = *SerializeTensor(PatternTensor(dtype, {3, 2}, 9));
+    for (size_t len = 0; len < good.size(); len += 8) {
+      EXPECT_EQ(ParseTensor(good.substr(0, len)).status().code(), Code::kDataLoss) << len;
+    }
+    std::mt19937 gen(static_cast<uint32_t>(dtype));
+    for (int iter = 0; iter < 2000; ++iter) {
+      std::string bad = good;
+      bad[gen() % bad.size()] = static_cast<char>(gen());
+      StatusOr<Tensor> r = ParseTensor(bad);
+      if (r.ok()) {
+        EXPECT_TRUE(SerializeTensor(*r).ok());
+      } else {
+        EXPECT_TRUE(r.status().code() == Code::kDataLoss ||
+                    r.status().code() == Code::kInvalidArgument) << r.status().ToString();
+      }
+    }
+  }
 }
 
 }  // namespace
