@@ -14,7 +14,9 @@
 // (no int64 overflow) and that the content holds exactly
 // numElements * DataTypeSize bytes (or, for DT_STRING, exactly numElements
 // strings). The tensor it returns owns a copy of the bytes, so it outlives
-// the message.
+// the message. A bool byte other than 0 or 1 reads as true.
+//
+// Thread-safe: no shared state.
 //
 // Only wire and codec code includes this header: it pulls in the generated
 // capnp headers, which everything else should not pay to compile.
@@ -34,8 +36,9 @@ namespace tact {
 // so that a hostile shape cannot make a reader build a huge dims vector.
 constexpr int kMaxTensorRank = 254;
 
-// Writes `t` into `out`. InvalidArgument for an uninitialised tensor or one
-// of a dtype without bytes (DT_RESOURCE); `out` is then partly written.
+// Writes `t` into `out`. InvalidArgument for an uninitialised tensor, one
+// of a dtype without bytes (DT_RESOURCE), or one over capnp's 2^29 - 1
+// elements / bytes per list (512 MiB); `out` is then partly written.
 Status TensorToProto(const Tensor& t, schema::TensorProto::Builder out);
 // Reads a tensor. InvalidArgument naming what was wrong (unknown dtype,
 // negative or overflowing shape, content of the wrong length). May throw
