@@ -7,7 +7,9 @@ namespace tact {
 OpBuilder::OpBuilder(const Scope& scope, std::string op) : scope_(scope), op_(std::move(op)) {}
 
 Output OpBuilder::Resolve(const ::tact::Input& x) {
-  if (x.is_constant()) return Const(scope_, x.constant());
+  // The Const gets its own unique name: a WithOpName meant for this node
+  // must not name the constant (both would claim it).
+  if (x.is_constant()) return Const(scope_.WithOpName(""), x.constant());
   return x.output();
 }
 
