@@ -50,7 +50,7 @@ auto Widen(S x) {
 template <typename D, typename S>
 D Convert(S src) {
   const auto x = Widen(src);
-  using W = decltype(x);
+  using W = std::remove_cv_t<decltype(x)>;
   if constexpr (std::is_same_v<D, bool>) {
     return x != W(0);
   } else if constexpr (IsComplex<W>::value && !IsComplex<D>::value) {
