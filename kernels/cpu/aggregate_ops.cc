@@ -3,6 +3,7 @@
 // consumers (paper 4.1). Each output element sums its inputs in input
 // order, so the result does not depend on how the work is split.
 #include <algorithm>
+#include <functional>
 
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/kernel_registry.h"
@@ -31,7 +32,7 @@ class AddNOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, first.shape(), &out));
     T* po = out->data<T>();
-    ParallelFor(ctx, first.NumElements(), n, [ctx, n, po](int64_t b, int64_t e) {
+    auto body = [ctx, n, po](int64_t b, int64_t e) {
       // Blocks of the output stay in cache while every input is added in.
       constexpr int64_t kBlock = 4096;
       for (int64_t s = b; s < e; s += kBlock) {
@@ -44,7 +45,8 @@ class AddNOp : public OpKernel {
           for (int64_t i = s; i < t; ++i) po[i] = Add(po[i], pk[i]);
         }
       }
-    });
+    };
+    ParallelFor(ctx, first.NumElements(), n, std::cref(body));  // no std::function copy
   }
 
  private:

@@ -9,6 +9,7 @@
 //  - anything -> bool is `x != 0`; bool -> anything is 0 or 1.
 //  - half and bfloat16 convert through float.
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <type_traits>
 
@@ -101,7 +102,8 @@ class CastOp : public OpKernel {
         } else {
           const S* in = x.data<S>();
           D* o = out->data<D>();
-          ParallelFor(ctx, n, 4, [in, o](int64_t b, int64_t e) { CastRange(in, o, b, e); });
+          auto body = [in, o](int64_t b, int64_t e) { CastRange(in, o, b, e); };
+          ParallelFor(ctx, n, 4, std::cref(body));
         }
       });
     });

@@ -66,7 +66,7 @@ class SelectOp : public OpKernel {
     const int64_t n = t.NumElements();
     // Row length: 1 for an element-wise condition.
     const int64_t row = same ? 1 : (t.dim_size(0) == 0 ? 0 : n / t.dim_size(0));
-    ParallelFor(ctx, n, 2, [=](int64_t b, int64_t end) {
+    cwise::Shard(ctx, n, 2, [=](int64_t b, int64_t end) {
       for (int64_t i = b; i < end; ++i) po[i] = pc[i / row] ? pt[i] : pe[i];
     });
   }

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
@@ -37,6 +38,14 @@ template <typename F>
 struct NeedsNonZeroDivisor<F, std::void_t<decltype(F::kNonZeroDivisor)>>
     : std::bool_constant<F::kNonZeroDivisor> {};
 
+// ParallelFor through a reference: std::function keeps a reference_wrapper
+// in place, whereas a lambda of more than two pointers would be copied to
+// the heap on every call, a cost tiny inputs should not pay.
+template <typename Fn>
+void Shard(OpKernelContext* ctx, int64_t n, int64_t cost_per_unit, const Fn& fn) {
+  ParallelFor(ctx, n, cost_per_unit, std::cref(fn));
+}
+
 template <typename T, typename Out, typename F>
 class UnaryOp : public OpKernel {
  public:
@@ -47,7 +56,7 @@ class UnaryOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
     const T* px = x.data<T>();
     Out* po = out->data<Out>();
-    ParallelFor(ctx, x.NumElements(), F::kCost, [px, po](int64_t b, int64_t e) {
+    Shard(ctx, x.NumElements(), F::kCost, [px, po](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) po[i] = F::Apply(px[i]);
     });
   }
@@ -62,7 +71,10 @@ void BroadcastRange(const T* x, const T* y, Out* o, const BCast& bc, int64_t beg
   const std::vector<int64_t>& xs = bc.x_strides();
   const std::vector<int64_t>& ys = bc.y_strides();
   const int r = static_cast<int>(dims.size());
-  std::vector<int64_t> idx(r);
+  // Folded ranks are small: keep the index on the stack unless it is not.
+  int64_t idx_small[8];
+  std::vector<int64_t> idx_big(r > 8 ? r : 0);
+  int64_t* idx = r > 8 ? idx_big.data() : idx_small;
   int64_t xo = 0, yo = 0, rem = begin;
   for (int d = r - 1; d >= 0; --d) {
     idx[d] = rem % dims[d];
@@ -131,7 +143,7 @@ class BinaryOp : public OpKernel {
     const T* px = x.data<T>();
     const T* py = y.data<T>();
     Out* po = out->data<Out>();
-    ParallelFor(ctx, out->NumElements(), F::kCost + 1, [&](int64_t b, int64_t e) {
+    Shard(ctx, out->NumElements(), F::kCost + 1, [&](int64_t b, int64_t e) {
       BroadcastRange<T, Out, F>(px, py, po, bc, b, e);
     });
   }
@@ -145,7 +157,7 @@ class BinaryOp : public OpKernel {
     const T* px = x.data<T>();
     const T* py = y.data<T>();
     Out* po = out->data<Out>();
-    ParallelFor(ctx, out->NumElements(), F::kCost, [px, py, po, mode](int64_t b, int64_t e) {
+    Shard(ctx, out->NumElements(), F::kCost, [px, py, po, mode](int64_t b, int64_t e) {
       if (mode == 0) {
         for (int64_t i = b; i < e; ++i) po[i] = F::Apply(px[i], py[i]);
       } else if (mode == 1) {
@@ -176,7 +188,7 @@ class SameShapeBinaryOp : public OpKernel {
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* po = out->data<T>();
-    ParallelFor(ctx, a.NumElements(), F::kCost, [pa, pb, po](int64_t s, int64_t e) {
+    Shard(ctx, a.NumElements(), F::kCost, [pa, pb, po](int64_t s, int64_t e) {
       for (int64_t i = s; i < e; ++i) po[i] = F::Apply(pa[i], pb[i]);
     });
   }
