@@ -37,7 +37,23 @@ Status MergeInputsShape(InferenceContext* c, int first) {
 }
 
 Status MergeAllShape(InferenceContext* c) { return MergeInputsShape(c, 0); }
-Status SelectShape(InferenceContext* c) { return MergeInputsShape(c, 1); }
+// t and e merged; the condition must be a scalar, of that shape, or a vector
+// of its first dimension (checked where the ranks are known).
+Status SelectShape(InferenceContext* c) {
+  TACT_RETURN_IF_ERROR(MergeInputsShape(c, 1));
+  const PartialTensorShape& cond = c->input(0);
+  const PartialTensorShape& t = c->output(0);
+  if (cond.unknown_rank() || t.unknown_rank() || cond.dims() == 0) return Status::OK();
+  if (cond.dims() == 1 && t.dims() > 1) {
+    const int64_t rows = cond.dim_size(0), t_rows = t.dim_size(0);
+    if (rows < 0 || t_rows < 0 || rows == t_rows) return Status::OK();
+  } else if (cond.dims() == t.dims()) {
+    return MergeShapes(cond, t).status();
+  }
+  return errors::InvalidArgument("'condition' must be a scalar, have the shape of 't' or be a "
+                                 "vector of its first dimension; got condition ",
+                                 cond.DebugString(), " and t ", t.DebugString());
+}
 
 Status BroadcastGradientArgsShape(InferenceContext* c) {
   c->set_output(0, PartialTensorShape({-1}));

@@ -154,6 +154,19 @@ TEST(CwiseCompareOpsTest, SelectShapeMismatchIsAnError) {
                                                 PartialTensorShape({3})})
                         .status(),
                     Code::kInvalidArgument, "shapes must be equal");
+  auto shape = [](PartialTensorShape c, PartialTensorShape t) {
+    return test::InferShape("Select", {c, t, t});
+  };
+  EXPECT_EQ(*shape({}, {2, 3}), PartialTensorShape({2, 3}));
+  EXPECT_EQ(*shape({2}, {2, 3}), PartialTensorShape({2, 3}));
+  EXPECT_EQ(*shape({-1}, {2, 3}), PartialTensorShape({2, 3}));
+  EXPECT_EQ(*shape({2, 3}, {-1, 3}), PartialTensorShape({-1, 3}));
+  EXPECT_EQ(*shape(PartialTensorShape::Unknown(), {4}), PartialTensorShape({4}));
+  test::ExpectError(shape({3}, {2, 3}).status(), Code::kInvalidArgument,
+                    "got condition [3] and t [2,3]");
+  test::ExpectError(shape({2, 1}, {2, 3}).status(), Code::kInvalidArgument, "shapes must be equal");
+  test::ExpectError(shape({2, 3, 1}, {2, 3}).status(), Code::kInvalidArgument, "got condition");
+  test::ExpectError(shape({3}, {2}).status(), Code::kInvalidArgument, "shapes must be equal");
 }
 
 TEST(CwiseCompareOpsTest, ThreadedMatchesSingleThreadBitForBit) {
