@@ -1,2 +1,89 @@
+// Builder functions for element-wise math (paper 2, Table 1's "element-wise
+// mathematical operations"): arithmetic with NumPy broadcasting, unary math
+// and activations, comparisons and logic, Select, Cast, AddN, and the
+// kernels that gradient graphs use (ReluGrad, BroadcastGradientArgs, ...).
+//
+//   Scope s = Scope::NewRootScope();
+//   auto x = Placeholder(s, DT_FLOAT);
+//   auto y = Relu(s, Add(s, Mul(s, x, 2.0f), 1.0f));   // relu(2x + 1)
+//
+// Names, inputs and attrs are TensorFlow's. Binary ops broadcast like NumPy
+// ([2,3] with [3], [2,1] with [1,3]); incompatible shapes are an error at
+// graph construction when the shapes are known, else when the kernel runs.
+// Integer Div truncates toward zero; an integer division by zero is an error.
+// Matrix products, reductions and Range live elsewhere (not in this file).
 #pragma once
+
+#include <vector>
+
 #include "graph/op_builder.h"
+
+namespace tact {
+
+// Binary arithmetic: z = x op y, broadcasting.
+Output Add(const Scope& s, Input x, Input y);
+Output Sub(const Scope& s, Input x, Input y);
+Output Mul(const Scope& s, Input x, Input y);
+Output Div(const Scope& s, Input x, Input y);
+Output Maximum(const Scope& s, Input x, Input y);
+Output Minimum(const Scope& s, Input x, Input y);
+Output Pow(const Scope& s, Input x, Input y);
+Output SquaredDifference(const Scope& s, Input x, Input y);  // (x - y)^2
+
+// Unary math: y = f(x).
+Output Neg(const Scope& s, Input x);
+Output Exp(const Scope& s, Input x);
+Output Log(const Scope& s, Input x);
+Output Sqrt(const Scope& s, Input x);
+Output Rsqrt(const Scope& s, Input x);  // 1 / sqrt(x)
+Output Square(const Scope& s, Input x);
+Output Abs(const Scope& s, Input x);
+Output Sign(const Scope& s, Input x);  // -1, 0 or 1
+Output Tanh(const Scope& s, Input x);
+Output Sigmoid(const Scope& s, Input x);  // 1 / (1 + e^-x)
+
+// Activations (TensorFlow keeps them in nn_ops; their input is `features`).
+Output Relu(const Scope& s, Input features);      // max(x, 0)
+Output Relu6(const Scope& s, Input features);     // min(max(x, 0), 6)
+Output Elu(const Scope& s, Input features);       // x < 0 ? e^x - 1 : x
+Output Softplus(const Scope& s, Input features);  // log(1 + e^x)
+
+// Comparisons, broadcasting, giving bool.
+Output Equal(const Scope& s, Input x, Input y);
+Output NotEqual(const Scope& s, Input x, Input y);
+Output Less(const Scope& s, Input x, Input y);
+Output LessEqual(const Scope& s, Input x, Input y);
+Output Greater(const Scope& s, Input x, Input y);
+Output GreaterEqual(const Scope& s, Input x, Input y);
+Output LogicalAnd(const Scope& s, Input x, Input y);
+Output LogicalOr(const Scope& s, Input x, Input y);
+Output LogicalNot(const Scope& s, Input x);
+
+// condition ? t : e. `condition` is a scalar (choosing all of t or e), of
+// t's shape (element-wise), or a vector of t's first dimension (whole rows).
+// t and e have one shape.
+Output Select(const Scope& s, Input condition, Input t, Input e);
+
+// x converted to DstT (SrcT is x's dtype). Float -> integer truncates and
+// saturates; NaN becomes 0.
+Output Cast(const Scope& s, Input x, DataType DstT);
+
+// The sum of one or more tensors of one dtype and shape (no broadcasting).
+Output AddN(const Scope& s, const std::vector<Input>& inputs);
+
+// Gradients of the activations, in TensorFlow's argument order.
+Output ReluGrad(const Scope& s, Input gradients, Input features);
+Output Relu6Grad(const Scope& s, Input gradients, Input features);
+Output EluGrad(const Scope& s, Input gradients, Input outputs);
+Output SoftplusGrad(const Scope& s, Input gradients, Input features);
+// These take the forward op's output y and the incoming gradient dy.
+Output SigmoidGrad(const Scope& s, Input y, Input dy);
+Output TanhGrad(const Scope& s, Input y, Input dy);
+Output RsqrtGrad(const Scope& s, Input y, Input dy);
+Output SqrtGrad(const Scope& s, Input y, Input dy);
+
+// For the gradient of z = f(x, y) broadcasting shapes s0 and s1: {r0, r1},
+// the axes of z over which to sum dz to get dx and dy (int32 or int64).
+std::vector<Output> BroadcastGradientArgs(const Scope& s, Input s0, Input s1);
+
+}  // namespace tact
