@@ -98,20 +98,52 @@ StatusOr<TensorShape> ShapeFromSizes(const Tensor& sizes, const char* what) {
   return shape;
 }
 
+namespace {
+
+// The taps kx in [*begin, *end) of output column `ox` that land inside the
+// input; taps outside read (im2col) or drop (col2im) padding.
+void InBoundsTaps(const Conv2DDims& d, int64_t ox, int64_t* begin, int64_t* end) {
+  const int64_t ix0 = ox * d.stride_cols - d.pad_cols;
+  int64_t b = 0, e = d.filter_cols;
+  while (b < e && ix0 + b * d.dilation_cols < 0) ++b;
+  while (e > b && ix0 + (e - 1) * d.dilation_cols >= d.in_cols) --e;
+  *begin = b;
+  *end = e;
+}
+
+}  // namespace
+
+// With dilation 1 the in-bounds taps of one filter row read one contiguous
+// run of the input row ((end - begin) * depth elements), so each run is a
+// single copy or add loop; with depth 1 (a first layer) a copy per tap
+// would cost more than the copying.
 template <typename T>
 void Im2Col(const Conv2DDims& d, const T* image, T* col) {
   const int64_t depth = d.in_depth;
+  const int64_t row_len = d.filter_cols * depth;
   for (int64_t oy = 0; oy < d.out_rows; ++oy) {
     for (int64_t ox = 0; ox < d.out_cols; ++ox) {
+      int64_t kb, ke;
+      InBoundsTaps(d, ox, &kb, &ke);
+      const int64_t ix0 = ox * d.stride_cols - d.pad_cols;
       T* dst = col + (oy * d.out_cols + ox) * d.patch_size();
-      for (int64_t ky = 0; ky < d.filter_rows; ++ky) {
+      for (int64_t ky = 0; ky < d.filter_rows; ++ky, dst += row_len) {
         const int64_t iy = oy * d.stride_rows - d.pad_rows + ky * d.dilation_rows;
-        for (int64_t kx = 0; kx < d.filter_cols; ++kx, dst += depth) {
-          const int64_t ix = ox * d.stride_cols - d.pad_cols + kx * d.dilation_cols;
-          if (iy < 0 || iy >= d.in_rows || ix < 0 || ix >= d.in_cols) {
-            std::fill(dst, dst + depth, T(0));
-          } else {
-            std::memcpy(dst, image + (iy * d.in_cols + ix) * depth, depth * sizeof(T));
+        if (iy < 0 || iy >= d.in_rows || kb >= ke) {
+          std::fill(dst, dst + row_len, T(0));
+          continue;
+        }
+        std::fill(dst, dst + kb * depth, T(0));
+        std::fill(dst + ke * depth, dst + row_len, T(0));
+        const T* src_row = image + iy * d.in_cols * depth;
+        if (d.dilation_cols == 1) {
+          const T* src = src_row + (ix0 + kb) * depth;
+          const int64_t len = (ke - kb) * depth;
+          for (int64_t j = 0; j < len; ++j) dst[kb * depth + j] = src[j];
+        } else {
+          for (int64_t kx = kb; kx < ke; ++kx) {
+            const T* src = src_row + (ix0 + kx * d.dilation_cols) * depth;
+            for (int64_t c = 0; c < depth; ++c) dst[kx * depth + c] = src[c];
           }
         }
       }
@@ -122,16 +154,26 @@ void Im2Col(const Conv2DDims& d, const T* image, T* col) {
 template <typename T>
 void Col2Im(const Conv2DDims& d, const T* col, T* image) {
   const int64_t depth = d.in_depth;
+  const int64_t row_len = d.filter_cols * depth;
   for (int64_t oy = 0; oy < d.out_rows; ++oy) {
     for (int64_t ox = 0; ox < d.out_cols; ++ox) {
+      int64_t kb, ke;
+      InBoundsTaps(d, ox, &kb, &ke);
+      const int64_t ix0 = ox * d.stride_cols - d.pad_cols;
       const T* src = col + (oy * d.out_cols + ox) * d.patch_size();
-      for (int64_t ky = 0; ky < d.filter_rows; ++ky) {
+      for (int64_t ky = 0; ky < d.filter_rows; ++ky, src += row_len) {
         const int64_t iy = oy * d.stride_rows - d.pad_rows + ky * d.dilation_rows;
-        for (int64_t kx = 0; kx < d.filter_cols; ++kx, src += depth) {
-          const int64_t ix = ox * d.stride_cols - d.pad_cols + kx * d.dilation_cols;
-          if (iy < 0 || iy >= d.in_rows || ix < 0 || ix >= d.in_cols) continue;
-          T* dst = image + (iy * d.in_cols + ix) * depth;
-          for (int64_t c = 0; c < depth; ++c) dst[c] += src[c];
+        if (iy < 0 || iy >= d.in_rows) continue;
+        T* dst_row = image + iy * d.in_cols * depth;
+        if (d.dilation_cols == 1) {
+          T* dst = dst_row + (ix0 + kb) * depth;
+          const int64_t len = (ke - kb) * depth;
+          for (int64_t j = 0; j < len; ++j) dst[j] += src[kb * depth + j];
+        } else {
+          for (int64_t kx = kb; kx < ke; ++kx) {
+            T* dst = dst_row + (ix0 + kx * d.dilation_cols) * depth;
+            for (int64_t c = 0; c < depth; ++c) dst[c] += src[kx * depth + c];
+          }
         }
       }
     }
@@ -139,10 +181,15 @@ void Col2Im(const Conv2DDims& d, const T* col, T* image) {
 }
 
 int64_t ImagesPerChunk(const Conv2DDims& d, size_t element_size) {
-  constexpr int64_t kBufferBytes = int64_t{32} << 20;
+  // Small enough that the im2col buffer is still in cache when the GEMM
+  // (or col2im) reads it back, large enough that the GEMM has >= 1024 rows.
+  constexpr int64_t kBufferBytes = int64_t{4} << 20;
+  constexpr int64_t kMinRows = 1024;
   const int64_t per_image =
       std::max<int64_t>(d.out_pixels() * d.patch_size() * static_cast<int64_t>(element_size), 1);
-  return std::clamp<int64_t>(kBufferBytes / per_image, 1, std::max<int64_t>(d.batch, 1));
+  const int64_t for_rows = (kMinRows + d.out_pixels() - 1) / std::max<int64_t>(d.out_pixels(), 1);
+  return std::clamp<int64_t>(std::max(kBufferBytes / per_image, for_rows), 1,
+                             std::max<int64_t>(d.batch, 1));
 }
 
 template void Im2Col<float>(const Conv2DDims&, const float*, float*);

@@ -63,8 +63,9 @@ void Im2Col(const Conv2DDims& d, const T* image, T* col);
 template <typename T>
 void Col2Im(const Conv2DDims& d, const T* col, T* image);
 
-// How many images one GEMM takes: as many as fit a ~32 MiB im2col buffer,
-// at least one. It depends only on the geometry, so results do not depend
+// How many images one GEMM takes: about a 4 MiB im2col buffer (so it is
+// still in cache when read back), at least 1024 GEMM rows and one image,
+// at most the batch. It depends only on the geometry, so results do not depend
 // on the thread count.
 int64_t ImagesPerChunk(const Conv2DDims& d, size_t element_size);
 
