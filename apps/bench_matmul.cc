@@ -124,7 +124,7 @@ void AddBenchMatmul(CLI::App& bench, std::function<int()>& run) {
   struct Options {
     int64_t n = 1024;
     int threads = 1;
-    int reps = 7;
+    int reps = 9;
     bool json = false;
   };
   auto opts = std::make_shared<Options>();

@@ -3,6 +3,7 @@
 // loops, written out by hand: the same index map, with the roles swapped.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -83,10 +84,10 @@ const std::vector<ConvCase>& Cases() {
 }
 
 std::string Name(const ConvCase& c) {
-  return "n" + std::to_string(c.n) + " " + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" +
-         std::to_string(c.cin) + " k" + std::to_string(c.kh) + "x" + std::to_string(c.kw) + "x" +
-         std::to_string(c.cout) + " s" + std::to_string(c.stride) + " " + c.padding + " d" +
-         std::to_string(c.dilation);
+  std::ostringstream os;
+  os << "n" << c.n << " " << c.h << "x" << c.w << "x" << c.cin << " k" << c.kh << "x" << c.kw
+     << "x" << c.cout << " s" << c.stride << " " << c.padding << " d" << c.dilation;
+  return os.str();
 }
 
 template <typename T>
