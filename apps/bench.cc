@@ -1,0 +1,15 @@
+// `tact bench`: the group every benchmark subcommand hangs from.
+#include <CLI/CLI.hpp>
+
+#include "apps/bench.h"
+#include "apps/commands.h"
+
+namespace tact::apps {
+
+void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
+  CLI::App* bench = app.add_subcommand("bench", "benchmarks; each prints one JSON line");
+  bench->require_subcommand(1);
+  AddBenchMatmul(*bench, run);
+}
+
+}  // namespace tact::apps

@@ -1,0 +1,36 @@
+// `tact bench ...`: benchmarks that print one JSON line each, measuring a
+// tact path beside its peer in the same run (DESIGN.md, "Figures we hold
+// ourselves to"). bench.cc creates the `bench` group; each benchmark lives
+// in its own bench_<name>.cc and adds its subcommand through one function
+// declared here, so a new benchmark is one file and one line in bench.cc.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "graph/status.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace tact::apps {
+
+// `tact bench matmul --n N --threads T [--reps R] [--json]`.
+void AddBenchMatmul(CLI::App& bench, std::function<int()>& run);
+
+struct MatmulBenchResult {
+  int64_t n = 0;
+  int threads = 0;
+  double gflops = 0;              // the MatMul kernel through OpKernel::Compute
+  double blas_direct_gflops = 0;  // cblas_sgemm on the same matrices
+};
+
+// Multiplies two random float n x n matrices `reps` times each way (after
+// two warm-up runs), alternating the kernel and the direct call so that
+// machine noise hits both alike, and reports the medians. Sets OpenBLAS's
+// thread count to `threads` (process-wide). Internal if the two results
+// differ.
+StatusOr<MatmulBenchResult> BenchMatmul(int64_t n, int threads, int reps);
+
+}  // namespace tact::apps

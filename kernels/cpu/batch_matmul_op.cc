@@ -1,0 +1,123 @@
+// BatchMatMul: a GEMM per batch element, the batch dims broadcasting as in
+// TensorFlow's BatchMatMulV2 (a size-1 dim pairs with any size; a missing
+// leading dim counts as 1).
+#include <algorithm>
+#include <climits>
+
+#include "kernels/cpu/blas_gemm.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/kernel_registry.h"
+
+namespace tact {
+namespace {
+
+// Below this many multiply-adds OpenBLAS runs a product on the calling
+// thread, so small products can run side by side on the device's threads
+// without oversubscribing the machine; larger ones use BLAS's own threads.
+constexpr int64_t kSmallProduct = 1 << 17;
+
+// For each output batch index, the offsets (in matrices) into x and y.
+struct BatchPlan {
+  std::vector<int64_t> batch_dims;  // broadcast batch shape
+  std::vector<int64_t> x_index, y_index;
+};
+
+Status PlanBatches(const TensorShape& x, const TensorShape& y, BatchPlan* plan) {
+  const int rx = x.dims() - 2, ry = y.dims() - 2;
+  const int r = std::max(rx, ry);
+  std::vector<int64_t> dx(r, 1), dy(r, 1);
+  for (int i = 0; i < rx; ++i) dx[r - rx + i] = x.dim_size(i);
+  for (int i = 0; i < ry; ++i) dy[r - ry + i] = y.dim_size(i);
+  plan->batch_dims.resize(r);
+  for (int i = 0; i < r; ++i) {
+    if (dx[i] != dy[i] && dx[i] != 1 && dy[i] != 1) {
+      return errors::InvalidArgument("BatchMatMul: batch dimensions of ", x.DebugString(),
+                                     " and ", y.DebugString(), " do not broadcast");
+    }
+    plan->batch_dims[i] = dx[i] == 1 ? dy[i] : dx[i];
+  }
+  int64_t total = 1;
+  for (int64_t d : plan->batch_dims) total *= d;
+  plan->x_index.resize(total);
+  plan->y_index.resize(total);
+  std::vector<int64_t> idx(r, 0);
+  for (int64_t b = 0; b < total; ++b) {
+    int64_t xi = 0, yi = 0;
+    for (int i = 0; i < r; ++i) {
+      xi = xi * dx[i] + (dx[i] == 1 ? 0 : idx[i]);
+      yi = yi * dy[i] + (dy[i] == 1 ? 0 : idx[i]);
+    }
+    plan->x_index[b] = xi;
+    plan->y_index[b] = yi;
+    for (int i = r - 1; i >= 0; --i) {  // odometer increment
+      if (++idx[i] < plan->batch_dims[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return Status::OK();
+}
+
+template <typename T>
+class BatchMatMulOp : public OpKernel {
+ public:
+  explicit BatchMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("adj_x", &adj_x_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("adj_y", &adj_y_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    OP_REQUIRES(ctx, x.dims() >= 2 && y.dims() >= 2,
+                errors::InvalidArgument("BatchMatMul needs inputs of rank >= 2, got shapes ",
+                                        x.shape().DebugString(), " and ",
+                                        y.shape().DebugString()));
+    const int rx = x.dims(), ry = y.dims();
+    const int64_t m = x.dim_size(adj_x_ ? rx - 1 : rx - 2);
+    const int64_t k = x.dim_size(adj_x_ ? rx - 2 : rx - 1);
+    const int64_t ky = y.dim_size(adj_y_ ? ry - 1 : ry - 2);
+    const int64_t n = y.dim_size(adj_y_ ? ry - 2 : ry - 1);
+    OP_REQUIRES(ctx, k == ky,
+                errors::InvalidArgument("BatchMatMul: inner dimensions differ (", k, " vs ", ky,
+                                        ") for shapes ", x.shape().DebugString(), " and ",
+                                        y.shape().DebugString()));
+    OP_REQUIRES(ctx, m <= INT_MAX && n <= INT_MAX && k <= INT_MAX,
+                errors::InvalidArgument("BatchMatMul: matrix dimensions of ",
+                                        x.shape().DebugString(), " and ", y.shape().DebugString(),
+                                        " exceed 2^31-1, which BLAS cannot take"));
+    BatchPlan plan;
+    OP_REQUIRES_OK(ctx, PlanBatches(x.shape(), y.shape(), &plan));
+    std::vector<int64_t> out_dims = plan.batch_dims;
+    out_dims.push_back(m);
+    out_dims.push_back(n);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));
+    const T* xp = x.data<T>();
+    const T* yp = y.data<T>();
+    T* op = out->data<T>();
+    const int64_t batches = static_cast<int64_t>(plan.x_index.size());
+    auto run = [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        Gemm<T>(adj_x_, adj_y_, m, n, k, T(1), xp + plan.x_index[b] * m * k,
+                yp + plan.y_index[b] * k * n, T(0), op + b * m * n);
+      }
+    };
+    if (m * n * k <= kSmallProduct) {
+      ParallelFor(ctx, batches, std::max<int64_t>(m * n * k, 1) * 2, run);
+    } else {
+      run(0, batches);
+    }
+  }
+
+ private:
+  bool adj_x_ = false;
+  bool adj_y_ = false;
+};
+
+REGISTER_KERNEL_BUILDER(Name("BatchMatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+                        BatchMatMulOp<float>);
+REGISTER_KERNEL_BUILDER(Name("BatchMatMul").Device(DEVICE_CPU).TypeConstraint<double>("T"),
+                        BatchMatMulOp<double>);
+
+}  // namespace
+}  // namespace tact

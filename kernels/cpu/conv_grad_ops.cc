@@ -1,0 +1,130 @@
+// The gradients of Conv2D, as TensorFlow defines them, built from the same
+// im2col / GEMM pieces as the forward pass:
+//   Conv2DBackpropInput:  col = out_backprop [pixels, Cout] x filter^T, then
+//                         col2im adds each patch back onto the input grad.
+//   Conv2DBackpropFilter: filter_grad [KH*KW*Cin, Cout] = sum over chunks of
+//                         im2col(input)^T x out_backprop.
+// Chunks depend only on the geometry, so the filter gradient's summation
+// order (and its bits) do not depend on the thread count.
+#include <algorithm>
+
+#include "kernels/cpu/blas_gemm.h"
+#include "kernels/cpu/conv_util.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/kernel_registry.h"
+
+namespace tact {
+namespace {
+
+template <typename T>
+class Conv2DBackpropInputOp : public OpKernel {
+ public:
+  explicit Conv2DBackpropInputOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    StatusOr<TensorShape> input_shape = ShapeFromSizes(ctx->input(0), "input_sizes");
+    OP_REQUIRES_OK(ctx, input_shape.status());
+    const Tensor& filter = ctx->input(1);
+    const Tensor& dy = ctx->input(2);
+    StatusOr<Conv2DDims> dims = ComputeConv2DDims(*input_shape, filter.shape(), attrs_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const Conv2DDims& d = *dims;
+    OP_REQUIRES_OK(ctx, CheckOutBackprop(dy.shape(), d));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *input_shape, &out));
+    T* dx = out->data<T>();
+    if (out->NumElements() == 0) return;
+    const T* f = filter.data<T>();
+    const T* g = dy.data<T>();
+    const int64_t k = d.patch_size();
+    const int64_t p = d.out_pixels();
+    if (d.IsPointwise()) {
+      Gemm<T>(false, true, d.batch * p, k, d.out_depth, T(1), g, f, T(0), dx);
+      return;
+    }
+    std::fill(dx, dx + out->NumElements(), T(0));
+    if (p == 0) return;
+    const int64_t chunk = ImagesPerChunk(d, sizeof(T));
+    Tensor col;
+    OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<T>::value,
+                                           TensorShape({chunk * p, k}), &col));
+    T* c = col.data<T>();
+    const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
+    for (int64_t b0 = 0; b0 < d.batch; b0 += chunk) {
+      const int64_t n = std::min(chunk, d.batch - b0);
+      Gemm<T>(false, true, n * p, k, d.out_depth, T(1), g + b0 * p * d.out_depth, f, T(0), c);
+      // Each image's col2im writes only that image: no two tasks touch the same element.
+      ParallelFor(ctx, n, p * k, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) Col2Im<T>(d, c + i * p * k, dx + (b0 + i) * image_size);
+      });
+    }
+  }
+
+ private:
+  ConvAttrs attrs_;
+};
+
+template <typename T>
+class Conv2DBackpropFilterOp : public OpKernel {
+ public:
+  explicit Conv2DBackpropFilterOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    StatusOr<TensorShape> filter_shape = ShapeFromSizes(ctx->input(1), "filter_sizes");
+    OP_REQUIRES_OK(ctx, filter_shape.status());
+    const Tensor& dy = ctx->input(2);
+    StatusOr<Conv2DDims> dims = ComputeConv2DDims(input.shape(), *filter_shape, attrs_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const Conv2DDims& d = *dims;
+    OP_REQUIRES_OK(ctx, CheckOutBackprop(dy.shape(), d));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *filter_shape, &out));
+    T* df = out->data<T>();
+    std::fill(df, df + out->NumElements(), T(0));
+    const int64_t k = d.patch_size();
+    const int64_t p = d.out_pixels();
+    if (out->NumElements() == 0 || d.batch * p == 0) return;
+    const T* in = input.data<T>();
+    const T* g = dy.data<T>();
+    if (d.IsPointwise()) {
+      Gemm<T>(true, false, k, d.out_depth, d.batch * p, T(1), in, g, T(0), df);
+      return;
+    }
+    const int64_t chunk = ImagesPerChunk(d, sizeof(T));
+    Tensor col;
+    OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<T>::value,
+                                           TensorShape({chunk * p, k}), &col));
+    T* c = col.data<T>();
+    const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
+    for (int64_t b0 = 0; b0 < d.batch; b0 += chunk) {
+      const int64_t n = std::min(chunk, d.batch - b0);
+      ParallelFor(ctx, n, p * k, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) Im2Col<T>(d, in + (b0 + i) * image_size, c + i * p * k);
+      });
+      Gemm<T>(true, false, k, d.out_depth, n * p, T(1), c, g + b0 * p * d.out_depth,
+              b0 == 0 ? T(0) : T(1), df);
+    }
+  }
+
+ private:
+  ConvAttrs attrs_;
+};
+
+#define TACT_REGISTER(T)                                                                        \
+  REGISTER_KERNEL_BUILDER(                                                                      \
+      Name("Conv2DBackpropInput").Device(DEVICE_CPU).TypeConstraint<T>("T"),                    \
+      Conv2DBackpropInputOp<T>);                                                                \
+  REGISTER_KERNEL_BUILDER(                                                                      \
+      Name("Conv2DBackpropFilter").Device(DEVICE_CPU).TypeConstraint<T>("T"),                   \
+      Conv2DBackpropFilterOp<T>)
+TACT_REGISTER(float);
+TACT_REGISTER(double);
+#undef TACT_REGISTER
+
+}  // namespace
+}  // namespace tact

@@ -1,0 +1,58 @@
+// MatMul: one OpenBLAS GEMM straight into the output buffer, so the kernel
+// costs what BLAS costs plus one allocation (`tact bench matmul` measures
+// the two side by side).
+#include <climits>
+
+#include "kernels/cpu/blas_gemm.h"
+#include "kernels/kernel_registry.h"
+
+namespace tact {
+namespace {
+
+template <typename T>
+class MatMulOp : public OpKernel {
+ public:
+  explicit MatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_a", &transpose_a_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_b", &transpose_b_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    OP_REQUIRES(ctx, a.dims() == 2 && b.dims() == 2,
+                errors::InvalidArgument("MatMul needs two matrices (rank 2), got shapes ",
+                                        a.shape().DebugString(), " and ",
+                                        b.shape().DebugString()));
+    const int64_t m = a.dim_size(transpose_a_ ? 1 : 0);
+    const int64_t k = a.dim_size(transpose_a_ ? 0 : 1);
+    const int64_t kb = b.dim_size(transpose_b_ ? 1 : 0);
+    const int64_t n = b.dim_size(transpose_b_ ? 0 : 1);
+    OP_REQUIRES(ctx, k == kb,
+                errors::InvalidArgument("MatMul: inner dimensions differ (", k, " vs ", kb,
+                                        ") for shapes ", a.shape().DebugString(), " and ",
+                                        b.shape().DebugString(), " (transpose_a=", transpose_a_ ? "true" : "false",
+                                        ", transpose_b=", transpose_b_ ? "true" : "false", ")"));
+    // OpenBLAS here takes 32-bit dimensions.
+    OP_REQUIRES(ctx, m <= INT_MAX && n <= INT_MAX && k <= INT_MAX,
+                errors::InvalidArgument("MatMul: dimensions of ", a.shape().DebugString(),
+                                        " and ", b.shape().DebugString(),
+                                        " exceed 2^31-1, which BLAS cannot take"));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
+    Gemm<T>(transpose_a_, transpose_b_, m, n, k, T(1), a.data<T>(), b.data<T>(), T(0),
+            out->data<T>());
+  }
+
+ private:
+  bool transpose_a_ = false;
+  bool transpose_b_ = false;
+};
+
+REGISTER_KERNEL_BUILDER(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+                        MatMulOp<float>);
+REGISTER_KERNEL_BUILDER(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<double>("T"),
+                        MatMulOp<double>);
+
+}  // namespace
+}  // namespace tact

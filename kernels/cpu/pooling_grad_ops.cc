@@ -1,0 +1,149 @@
+// The gradients of MaxPool and AvgPool. MaxPoolGrad sends each grad element
+// to the position of its window's maximum in orig_input, the first one in
+// row-major window order on ties (as TensorFlow's CPU kernel does);
+// AvgPoolGrad spreads it evenly over the window's in-bounds elements.
+// Windows of one image overlap, so work is split by image, never finer.
+#include <algorithm>
+#include <vector>
+
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/pooling_util.h"
+#include "kernels/kernel_registry.h"
+
+namespace tact {
+namespace {
+
+Status CheckPooledShape(const TensorShape& got, const PoolDims& d, const char* what) {
+  if (got != d.output_shape()) {
+    return errors::InvalidArgument(what, " has shape ", got.DebugString(),
+                                   " but the pooling's output is ",
+                                   d.output_shape().DebugString());
+  }
+  return Status::OK();
+}
+
+template <typename T>
+class MaxPoolGradOp : public OpKernel {
+ public:
+  explicit MaxPoolGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    StatusOr<PoolDims> dims = ComputePoolDims(input.shape(), attrs_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const PoolDims& d = *dims;
+    OP_REQUIRES_OK(ctx, CheckPooledShape(ctx->input(1).shape(), d, "orig_output"));
+    OP_REQUIRES_OK(ctx, CheckPooledShape(ctx->input(2).shape(), d, "grad"));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+    T* dx = out->data<T>();
+    std::fill(dx, dx + out->NumElements(), T(0));
+    if (ctx->input(2).NumElements() == 0) return;
+    const T* in = input.data<T>();
+    const T* g = ctx->input(2).data<T>();
+    const int64_t depth = d.depth;
+    const int64_t image = d.in_rows * d.in_cols * depth;
+    const int64_t cost = d.out_rows * d.out_cols * d.window_rows * d.window_cols * depth;
+    ParallelFor(ctx, d.batch, cost, [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> arg(depth);
+      for (int64_t n = begin; n < end; ++n) {
+        const T* x = in + n * image;
+        T* dxn = dx + n * image;
+        for (int64_t oy = 0; oy < d.out_rows; ++oy) {
+          int64_t y0, y1;
+          d.RowRange(oy, &y0, &y1);
+          for (int64_t ox = 0; ox < d.out_cols; ++ox) {
+            int64_t x0, x1;
+            d.ColRange(ox, &x0, &x1);
+            // Offsets of each channel's first maximum within the image.
+            const int64_t first = (y0 * d.in_cols + x0) * depth;
+            for (int64_t c = 0; c < depth; ++c) arg[c] = first + c;
+            for (int64_t y = y0; y < y1; ++y) {
+              for (int64_t xx = x0; xx < x1; ++xx) {
+                const int64_t base = (y * d.in_cols + xx) * depth;
+                for (int64_t c = 0; c < depth; ++c) {
+                  if (x[base + c] > x[arg[c]]) arg[c] = base + c;
+                }
+              }
+            }
+            const T* gp = g + ((n * d.out_rows + oy) * d.out_cols + ox) * depth;
+            for (int64_t c = 0; c < depth; ++c) dxn[arg[c]] += gp[c];
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  PoolAttrs attrs_;
+};
+
+template <typename T>
+class AvgPoolGradOp : public OpKernel {
+ public:
+  explicit AvgPoolGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& sizes = ctx->input(0);
+    OP_REQUIRES(ctx, sizes.dims() == 1 && sizes.NumElements() == 4,
+                errors::InvalidArgument("orig_input_shape must be a vector of 4 elements, got "
+                                        "shape ", sizes.shape().DebugString()));
+    StatusOr<std::vector<int64_t>> dims_v = ReadIntVector(sizes, "orig_input_shape");
+    OP_REQUIRES_OK(ctx, dims_v.status());
+    StatusOr<TensorShape> in_shape = TensorShape::FromDims(*dims_v);
+    OP_REQUIRES_OK(ctx, in_shape.status());
+    StatusOr<PoolDims> dims = ComputePoolDims(*in_shape, attrs_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const PoolDims& d = *dims;
+    OP_REQUIRES_OK(ctx, CheckPooledShape(ctx->input(1).shape(), d, "grad"));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *in_shape, &out));
+    T* dx = out->data<T>();
+    std::fill(dx, dx + out->NumElements(), T(0));
+    if (ctx->input(1).NumElements() == 0) return;
+    const T* g = ctx->input(1).data<T>();
+    const int64_t depth = d.depth;
+    const int64_t image = d.in_rows * d.in_cols * depth;
+    const int64_t cost = d.out_rows * d.out_cols * d.window_rows * d.window_cols * depth;
+    ParallelFor(ctx, d.batch, cost, [&](int64_t begin, int64_t end) {
+      for (int64_t n = begin; n < end; ++n) {
+        T* dxn = dx + n * image;
+        for (int64_t oy = 0; oy < d.out_rows; ++oy) {
+          int64_t y0, y1;
+          d.RowRange(oy, &y0, &y1);
+          for (int64_t ox = 0; ox < d.out_cols; ++ox) {
+            int64_t x0, x1;
+            d.ColRange(ox, &x0, &x1);
+            const T inv = T(1) / static_cast<T>((y1 - y0) * (x1 - x0));
+            const T* gp = g + ((n * d.out_rows + oy) * d.out_cols + ox) * depth;
+            for (int64_t y = y0; y < y1; ++y) {
+              for (int64_t xx = x0; xx < x1; ++xx) {
+                T* dst = dxn + (y * d.in_cols + xx) * depth;
+                for (int64_t c = 0; c < depth; ++c) dst[c] += gp[c] * inv;
+              }
+            }
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  PoolAttrs attrs_;
+};
+
+#define TACT_REGISTER(T)                                                                  \
+  REGISTER_KERNEL_BUILDER(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),  \
+                          MaxPoolGradOp<T>);                                              \
+  REGISTER_KERNEL_BUILDER(Name("AvgPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),  \
+                          AvgPoolGradOp<T>)
+TACT_REGISTER(float);
+TACT_REGISTER(double);
+#undef TACT_REGISTER
+
+}  // namespace
+}  // namespace tact

@@ -1,0 +1,170 @@
+// MatMul and BatchMatMul against naive triple loops in double.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tests/kernels/kernel_test_util.h"
+
+namespace tact {
+namespace {
+
+// a is stored [m,k] or [k,m] (ta); b is stored [k,n] or [n,k] (tb).
+std::vector<double> NaiveMatMul(const std::vector<double>& a, const std::vector<double>& b,
+                                int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  std::vector<double> c(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t p = 0; p < k; ++p)
+        c[i * n + j] += a[ta ? p * m + i : i * k + p] * b[tb ? j * k + p : p * n + j];
+  return c;
+}
+
+AttrMap MatMulAttrs(bool ta, bool tb) {
+  return {{"transpose_a", AttrValue::Bool(ta)}, {"transpose_b", AttrValue::Bool(tb)}};
+}
+
+template <typename T>
+void CheckMatMul(int64_t m, int64_t n, int64_t k, bool ta, bool tb, double tol) {
+  SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb);
+  Tensor a = test::Random<T>(ta ? TensorShape({k, m}) : TensorShape({m, k}), 11);
+  Tensor b = test::Random<T>(tb ? TensorShape({n, k}) : TensorShape({k, n}), 12);
+  auto out = test::RunOp("MatMul", {a, b}, MatMulAttrs(ta, tb));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  test::ExpectClose((*out)[0], {m, n},
+                    NaiveMatMul(test::ToDoubles(a), test::ToDoubles(b), m, n, k, ta, tb), tol, tol);
+}
+
+TEST(MatMulTest, MatchesNaiveLoopsForEveryTranspose) {
+  const std::vector<std::vector<int64_t>> shapes = {
+      {1, 1, 1}, {3, 5, 7}, {17, 1, 9}, {1, 13, 4}, {33, 31, 65}, {64, 48, 100}};
+  for (const auto& s : shapes) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        CheckMatMul<float>(s[0], s[1], s[2], ta, tb, 1e-4);
+        CheckMatMul<double>(s[0], s[1], s[2], ta, tb, 1e-12);
+      }
+    }
+  }
+}
+
+TEST(MatMulTest, EmptyDimensions) {
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      CheckMatMul<float>(0, 4, 3, ta, tb, 0);   // m = 0: empty result
+      CheckMatMul<float>(4, 0, 3, ta, tb, 0);   // n = 0: empty result
+      CheckMatMul<double>(3, 5, 0, ta, tb, 0);  // k = 0: zeros
+      CheckMatMul<double>(0, 0, 0, ta, tb, 0);
+    }
+  }
+}
+
+TEST(MatMulTest, InnerDimensionMismatchNamesBothShapes) {
+  auto out = test::RunOp("MatMul", {test::Random<float>({2, 3}, 1), test::Random<float>({4, 5}, 2)});
+  test::ExpectError(out.status(), Code::kInvalidArgument,
+                    "inner dimensions differ (3 vs 4) for shapes [2,3] and [4,5]");
+  auto t = test::RunOp("MatMul", {test::Random<float>({2, 3}, 1), test::Random<float>({2, 3}, 2)},
+                       MatMulAttrs(true, false));
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  auto tt = test::RunOp("MatMul", {test::Random<float>({2, 3}, 1), test::Random<float>({2, 3}, 2)},
+                        MatMulAttrs(false, false));
+  test::ExpectError(tt.status(), Code::kInvalidArgument, "[2,3] and [2,3]");
+}
+
+TEST(MatMulTest, RankOtherThanTwoIsAnError) {
+  auto vec = test::RunOp("MatMul", {test::Random<float>({3}, 1), test::Random<float>({3, 2}, 2)});
+  test::ExpectError(vec.status(), Code::kInvalidArgument,
+                    "MatMul needs two matrices (rank 2), got shapes [3] and [3,2]");
+  auto r3 = test::RunOp("MatMul", {test::Random<double>({2, 2}, 1),
+                                   test::Random<double>({1, 2, 2}, 2)});
+  test::ExpectError(r3.status(), Code::kInvalidArgument, "[2,2] and [1,2,2]");
+  auto scalar = test::RunOp("MatMul", {Tensor::Scalar<float>(1), Tensor::Scalar<float>(2)});
+  test::ExpectError(scalar.status(), Code::kInvalidArgument, "[] and []");
+}
+
+TEST(MatMulTest, WrongDtypeIsAnError) {
+  auto out = test::RunOp("MatMul", {Tensor::FromVector<int32_t>({1, 2}, {1, 2}),
+                                    Tensor::FromVector<int32_t>({1, 2}, {2, 1})});
+  test::ExpectError(out.status(), Code::kInvalidArgument, "not in the allowed set");
+}
+
+// Batch dims of x and y, stored with their matrices' last two dims.
+template <typename T>
+void CheckBatchMatMul(const std::vector<int64_t>& bx, const std::vector<int64_t>& by,
+                      const std::vector<int64_t>& bout, int64_t m, int64_t n, int64_t k,
+                      bool adj_x, bool adj_y, double tol) {
+  SCOPED_TRACE(testing::Message() << "m" << m << " n" << n << " k" << k << " adj " << adj_x << adj_y
+                                  << " rank " << bx.size() << "/" << by.size());
+  std::vector<int64_t> xs = bx, ys = by, os = bout;
+  xs.push_back(adj_x ? k : m);
+  xs.push_back(adj_x ? m : k);
+  ys.push_back(adj_y ? n : k);
+  ys.push_back(adj_y ? k : n);
+  os.push_back(m);
+  os.push_back(n);
+  Tensor x = test::Random<T>(TensorShape(xs), 21);
+  Tensor y = test::Random<T>(TensorShape(ys), 22);
+  std::vector<double> xd = test::ToDoubles(x), yd = test::ToDoubles(y);
+  // Reference: walk the output batch index; a size-1 (or missing) dim reads index 0.
+  const int r = static_cast<int>(bout.size());
+  int64_t batches = 1;
+  for (int64_t d : bout) batches *= d;
+  std::vector<double> want;
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t rem = b, xi = 0, yi = 0, xstride = 1, ystride = 1;
+    for (int i = r - 1; i >= 0; --i) {
+      const int64_t idx = rem % bout[i];
+      rem /= bout[i];
+      const int ix = i - (r - static_cast<int>(bx.size()));
+      const int iy = i - (r - static_cast<int>(by.size()));
+      if (ix >= 0) { xi += (bx[ix] == 1 ? 0 : idx) * xstride; xstride *= bx[ix]; }
+      if (iy >= 0) { yi += (by[iy] == 1 ? 0 : idx) * ystride; ystride *= by[iy]; }
+    }
+    std::vector<double> xm(xd.begin() + xi * m * k, xd.begin() + (xi + 1) * m * k);
+    std::vector<double> ym(yd.begin() + yi * k * n, yd.begin() + (yi + 1) * k * n);
+    std::vector<double> c = NaiveMatMul(xm, ym, m, n, k, adj_x, adj_y);
+    want.insert(want.end(), c.begin(), c.end());
+  }
+  auto out = test::RunOp("BatchMatMul", {x, y},
+                         {{"adj_x", AttrValue::Bool(adj_x)}, {"adj_y", AttrValue::Bool(adj_y)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  test::ExpectClose((*out)[0], TensorShape(os), want, tol, tol);
+}
+
+TEST(BatchMatMulTest, MatchesNaiveLoops) {
+  for (bool ax : {false, true}) {
+    for (bool ay : {false, true}) {
+      CheckBatchMatMul<float>({}, {}, {}, 3, 4, 5, ax, ay, 1e-4);           // plain matrices
+      CheckBatchMatMul<float>({3}, {3}, {3}, 4, 2, 5, ax, ay, 1e-4);
+      CheckBatchMatMul<double>({2, 3}, {2, 3}, {2, 3}, 5, 3, 7, ax, ay, 1e-12);
+      CheckBatchMatMul<float>({2, 1}, {1, 3}, {2, 3}, 3, 4, 2, ax, ay, 1e-4);  // broadcast both
+      CheckBatchMatMul<double>({4}, {}, {4}, 3, 3, 3, ax, ay, 1e-12);          // y broadcast
+      CheckBatchMatMul<float>({}, {2, 2}, {2, 2}, 2, 5, 3, ax, ay, 1e-4);      // x broadcast
+      CheckBatchMatMul<float>({200}, {200}, {200}, 8, 8, 8, ax, ay, 1e-4);     // many small ones
+      CheckBatchMatMul<float>({2}, {2}, {2}, 70, 60, 80, ax, ay, 1e-3);        // BLAS-threaded size
+    }
+  }
+}
+
+TEST(BatchMatMulTest, EmptyDimensions) {
+  CheckBatchMatMul<float>({0}, {0}, {0}, 3, 4, 5, false, false, 0);
+  CheckBatchMatMul<float>({0}, {1}, {0}, 3, 4, 5, false, true, 0);
+  CheckBatchMatMul<float>({2}, {2}, {2}, 3, 4, 0, false, false, 0);
+  CheckBatchMatMul<double>({2}, {2}, {2}, 0, 4, 3, true, false, 0);
+}
+
+TEST(BatchMatMulTest, Errors) {
+  auto inner = test::RunOp("BatchMatMul", {test::Random<float>({2, 3, 4}, 1),
+                                           test::Random<float>({2, 5, 6}, 2)});
+  test::ExpectError(inner.status(), Code::kInvalidArgument,
+                    "inner dimensions differ (4 vs 5) for shapes [2,3,4] and [2,5,6]");
+  auto batch = test::RunOp("BatchMatMul", {test::Random<float>({2, 3, 4}, 1),
+                                           test::Random<float>({3, 4, 6}, 2)});
+  test::ExpectError(batch.status(), Code::kInvalidArgument,
+                    "batch dimensions of [2,3,4] and [3,4,6] do not broadcast");
+  auto rank = test::RunOp("BatchMatMul", {test::Random<float>({4}, 1),
+                                          test::Random<float>({4, 2}, 2)});
+  test::ExpectError(rank.status(), Code::kInvalidArgument, "rank >= 2, got shapes [4] and [4,2]");
+}
+
+}  // namespace
+}  // namespace tact
