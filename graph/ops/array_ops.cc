@@ -72,8 +72,9 @@ Status ReshapeShape(InferenceContext* c) {
       unknown = static_cast<int>(i);
     } else if (dims[i] < 0) {
       return errors::InvalidArgument("shape has more than one -1 or a size < -1 at ", i);
-    } else {
-      product *= dims[i];
+    } else if (__builtin_mul_overflow(product, dims[i], &product)) {
+      return errors::InvalidArgument("shape ", PartialTensorShape(dims).DebugString(),
+                                     " has too many elements");
     }
   }
   const PartialTensorShape& in = c->input(0);
@@ -138,10 +139,11 @@ Status TransposeShape(InferenceContext* c) {
   const PartialTensorShape& in = c->input(0);
   std::optional<std::vector<int64_t>> perm = ConstInts(c, 1);
   if (!perm) {
-    // A rank-0 or rank-1 transpose can only be the identity.
-    c->set_output(0, in.dims() == 0 || in.dims() == 1 ? in : UnknownDims(
-                                                               in.unknown_rank() ? VectorLength(c, 1)
-                                                                                 : in.dims()));
+    if (in.dims() == 0 || in.dims() == 1) {
+      c->set_output(0, in);  // the only permutation is the identity
+    } else {
+      c->set_output(0, UnknownDims(in.unknown_rank() ? VectorLength(c, 1) : in.dims()));
+    }
     return Status::OK();
   }
   const int rank = static_cast<int>(perm->size());
@@ -246,8 +248,11 @@ Status SliceShape(InferenceContext* c) {
     if (dims[d] >= 0) continue;
     if (dims[d] < -1) return errors::InvalidArgument("size ", dims[d], " is < -1");
     const bool known = begin && !in.unknown_rank() && in.dim_size(d) >= 0;
+    if (known && ((*begin)[d] < 0 || (*begin)[d] > in.dim_size(d))) {
+      return errors::InvalidArgument("begin ", (*begin)[d], " is out of range for dimension ", d,
+                                     " of ", in.DebugString());
+    }
     dims[d] = known ? in.dim_size(d) - (*begin)[d] : -1;
-    if (dims[d] < -1) return errors::InvalidArgument("begin is past the end of ", in.DebugString());
   }
   c->set_output(0, PartialTensorShape(dims));
   return Status::OK();
@@ -271,7 +276,11 @@ Status PadShape(InferenceContext* c) {
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t b = (*pads)[2 * d], a = (*pads)[2 * d + 1];
     if (b < 0 || a < 0) return errors::InvalidArgument("paddings must be >= 0");
-    if (!in.unknown_rank() && in.dim_size(d) >= 0) dims[d] = in.dim_size(d) + b + a;
+    if (in.unknown_rank() || in.dim_size(d) < 0) continue;
+    if (__builtin_add_overflow(in.dim_size(d), a, &dims[d]) ||
+        __builtin_add_overflow(dims[d], b, &dims[d])) {
+      return errors::InvalidArgument("padding dimension ", d, " overflows");
+    }
   }
   c->set_output(0, PartialTensorShape(dims));
   return Status::OK();
@@ -292,8 +301,12 @@ Status TileShape(InferenceContext* c) {
   std::vector<int64_t> dims(rank, -1);
   for (int64_t d = 0; d < rank; ++d) {
     if ((*m)[d] < 0) return errors::InvalidArgument("multiples must be >= 0");
-    if ((*m)[d] == 0) dims[d] = 0;
-    else if (!in.unknown_rank() && in.dim_size(d) >= 0) dims[d] = in.dim_size(d) * (*m)[d];
+    if ((*m)[d] == 0) {
+      dims[d] = 0;
+    } else if (!in.unknown_rank() && in.dim_size(d) >= 0 &&
+               __builtin_mul_overflow(in.dim_size(d), (*m)[d], &dims[d])) {
+      return errors::InvalidArgument("tiling dimension ", d, " overflows");
+    }
   }
   c->set_output(0, PartialTensorShape(dims));
   return Status::OK();

@@ -42,10 +42,6 @@ class ConcatV2Op : public OpKernel {
       inputs.push_back(&t);
     }
     out_shape.set_dim(*axis, axis_total);
-    if (n == 1) {  // one input: the output is that input
-      ctx->set_output(0, first);
-      return;
-    }
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     int64_t outer = 1;
