@@ -41,7 +41,9 @@ TEST(TransposeOpTest, MatricesOfManySizes) {
 }
 
 TEST(TransposeOpTest, HigherRanks) {
-  const TensorShape shapes[] = {{2, 3, 4}, {3, 1, 5, 2}, {2, 0, 3}, {2, 3, 2, 2, 3}, {40, 30, 50}};
+  // Some with size-1 dimensions, which the kernel drops before it copies.
+  const TensorShape shapes[] = {{2, 3, 4},       {3, 1, 5, 2}, {2, 0, 3}, {2, 3, 2, 2, 3},
+                                {1, 4, 1, 3, 1}, {2, 1},       {40, 30, 50}};
   uint32_t seed = 20;
   for (const TensorShape& s : shapes) CheckEveryPerm(test::Random<int32_t>(s, seed++, -99, 99));
 }
@@ -61,6 +63,14 @@ TEST(TransposeOpTest, RankZeroAndOneAndIdentityShare) {
   test::ExpectTensorEq(test::RunOne("Transpose", {v, Ints({0})}), v);
   Tensor m = test::Random<float>({2, 3}, 3);
   EXPECT_TRUE(test::RunOne("Transpose", {m, Ints({0, 1})}).SharesBufferWith(m));
+  // Moving a size-1 dimension moves no element either.
+  Tensor row = test::Random<float>({1, 5, 1}, 4);
+  Tensor col = test::RunOne("Transpose", {row, Ints({2, 1, 0})});
+  EXPECT_EQ(col.shape(), TensorShape({1, 5, 1}));
+  EXPECT_TRUE(col.SharesBufferWith(row));
+  Tensor t = test::RunOne("Transpose", {row, Ints({1, 0, 2})});
+  test::ExpectTensorEq(t, TransposeRef(row, {1, 0, 2}));
+  EXPECT_TRUE(t.SharesBufferWith(row));
 }
 
 TEST(TransposeOpTest, BadPerm) {
