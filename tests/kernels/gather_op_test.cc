@@ -1,0 +1,71 @@
+#include <gtest/gtest.h>
+
+#include "tests/kernels/array_test_util.h"
+
+namespace tact {
+namespace {
+
+using test::Ints;
+
+// out[i..., j...] = params[indices[i...], j...].
+Tensor GatherRef(const Tensor& params, const Tensor& indices) {
+  std::vector<int64_t> dims = indices.shape().dim_sizes();
+  for (int d = 1; d < params.dims(); ++d) dims.push_back(params.dim_size(d));
+  const int ir = indices.dims();
+  return test::MapReference(params.dtype(), TensorShape(dims), {&params},
+                            [&](const std::vector<int64_t>& idx) {
+                              std::vector<int64_t> iidx(idx.begin(), idx.begin() + ir);
+                              const int64_t flat = test::Ravel(iidx, indices.shape().dim_sizes());
+                              std::vector<int64_t> pidx = {
+                                  indices.dtype() == DT_INT32 ? indices.data<int32_t>()[flat]
+                                                              : indices.data<int64_t>()[flat]};
+                              pidx.insert(pidx.end(), idx.begin() + ir, idx.end());
+                              return std::make_pair(0, test::Ravel(pidx, params.shape().dim_sizes()));
+                            });
+}
+
+TEST(GatherOpTest, RandomIndicesOfSeveralRanks) {
+  std::mt19937 gen(2);
+  const TensorShape params_shapes[] = {{5}, {5, 3}, {4, 2, 3}, {6, 0}};
+  const TensorShape index_shapes[] = {{}, {3}, {2, 3}, {0}, {7}};
+  uint32_t seed = 1;
+  for (const TensorShape& ps : params_shapes) {
+    for (const TensorShape& is : index_shapes) {
+      for (DataType t : {DT_FLOAT, DT_STRING, DT_INT32}) {
+        Tensor params = test::RandomAny(t, ps, seed++);
+        std::vector<int64_t> idx(is.num_elements());
+        for (int64_t& v : idx) v = gen() % ps.dim_size(0);
+        Tensor indices = Ints(idx, seed % 2 ? DT_INT32 : DT_INT64, is);
+        test::ExpectTensorEq(test::RunOne("Gather", {params, indices}), GatherRef(params, indices));
+      }
+    }
+  }
+}
+
+TEST(GatherOpTest, LargeGatherRunsInParallel) {
+  Tensor params = test::Random<float>({1000, 64}, 3);
+  std::vector<int64_t> idx(5000);
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = (i * 7919) % 1000;
+  Tensor indices = Ints(idx, DT_INT64);
+  test::ExpectTensorEq(test::RunOne("Gather", {params, indices}), GatherRef(params, indices));
+}
+
+TEST(GatherOpTest, IndicesOutOfRange) {
+  Tensor params = test::Random<float>({5, 2}, 1);
+  test::ExpectError(
+      test::RunOp("Gather", {params, Ints({0, 1, 2, 3, 7, 4}, DT_INT32, {2, 3})}).status(),
+      Code::kInvalidArgument, "indices[1,1] = 7 is not in [0, 5)");
+  test::ExpectError(test::RunOp("Gather", {params, Ints({-1}, DT_INT64)}).status(),
+                    Code::kInvalidArgument, "indices[0] = -1 is not in [0, 5)");
+  // validate_indices=false does not turn the check off: it would read out of bounds.
+  test::ExpectError(test::RunOp("Gather", {params, Ints({5}, DT_INT64, {})},
+                                {{"validate_indices", AttrValue::Bool(false)}}).status(),
+                    Code::kInvalidArgument, "indices[] = 5 is not in [0, 5)");
+  test::ExpectError(test::RunOp("Gather", {test::Random<float>({}, 1), Ints({0})}).status(),
+                    Code::kInvalidArgument, "params must be at least a vector, got shape []");
+  test::ExpectError(test::RunOp("Gather", {params, test::Random<float>({2}, 1)}).status(),
+                    Code::kInvalidArgument, "attr 'Tindices' = float is not in the allowed set");
+}
+
+}  // namespace
+}  // namespace tact
