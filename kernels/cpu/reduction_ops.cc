@@ -62,9 +62,8 @@ struct MaxReducer {
     return std::numeric_limits<T>::lowest();
   }
   static T Combine(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(a)) return a;
-    }
+    // Branch-free (a select per lane) so that the lanes vectorise.
+    if constexpr (std::is_floating_point_v<T>) return (a > b || a != a) ? a : b;
     return a > b ? a : b;
   }
 };
@@ -76,9 +75,8 @@ struct MinReducer {
     return std::numeric_limits<T>::max();
   }
   static T Combine(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(a)) return a;
-    }
+    // Branch-free (a select per lane) so that the lanes vectorise.
+    if constexpr (std::is_floating_point_v<T>) return (a < b || a != a) ? a : b;
     return a < b ? a : b;
   }
 };

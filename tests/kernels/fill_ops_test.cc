@@ -44,7 +44,11 @@ TEST(FillOpTest, OtherDtypes) {
 TEST(FillOpTest, Errors) {
   test::ExpectError(test::RunOp("Fill", {Tensor::FromVector<int32_t>({2, -1}),
                                          Tensor::Scalar<float>(1)}).status(),
-                    Code::kInvalidArgument, "-1");
+                    Code::kInvalidArgument, "dimension 1 of shape is negative (-1)");
+  // Too big to allocate: an error, not an abort.
+  test::ExpectError(test::RunOp("Fill", {Tensor::FromVector<int64_t>({1 << 20, 1 << 20, 1 << 12}),
+                                         Tensor::Scalar<float>(1)}).status(),
+                    Code::kResourceExhausted, "");
   test::ExpectError(test::RunOp("Fill", {Tensor::Scalar<int32_t>(2), Tensor::Scalar<float>(1)})
                         .status(),
                     Code::kInvalidArgument, "dims must be a vector, got shape []");

@@ -179,7 +179,7 @@ TEST(RandomOpsTest, ShapesAndErrors) {
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->shape(), TensorShape({3, 0}));
   test::ExpectError(RunRandom("RandomUniform", {2, -3}, DT_FLOAT, 1, 2).status(),
-                    Code::kInvalidArgument, "-3");
+                    Code::kInvalidArgument, "dimension 1 of shape is negative (-3)");
   test::ExpectError(RunRandom("RandomUniform", {2}, DT_INT32, 1, 2).status(),
                     Code::kInvalidArgument, "attr 'dtype' = int32");
   auto not_vector = test::RunOp("RandomStandardNormal", {Tensor::Scalar<int32_t>(3)},

@@ -58,6 +58,7 @@ TEST(RangeOpTest, Errors) {
   test::ExpectError(run(0.0, 5.0, -1.0), Code::kInvalidArgument,
                     "requires start >= limit when delta < 0");
   test::ExpectError(run(0.0, INFINITY, 1.0), Code::kInvalidArgument, "finite");
+  test::ExpectError(run(int64_t{0}, int64_t{1} << 62, int64_t{1}), Code::kResourceExhausted, "");
   test::ExpectError(run(0.0, 1e300, 1e-300), Code::kInvalidArgument, "too many elements");
   test::ExpectError(test::RunOp("Range", {Tensor::FromVector<int32_t>({0}), Tensor::Scalar<int32_t>(3),
                                           Tensor::Scalar<int32_t>(1)}).status(),
