@@ -2,6 +2,7 @@
 // (smallest) value, so ties resolve the same way on every run. A NaN counts
 // as beyond every number (the first NaN wins), matching Max and Min, which
 // propagate NaN.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -11,6 +12,8 @@
 
 namespace tact {
 namespace {
+
+constexpr int64_t kColumnBlock = 512;
 
 // True if `v` should replace the current best `best`. Strict, so the first
 // of equal values is kept.
@@ -61,17 +64,21 @@ class ArgOp : public OpKernel {
         for (int64_t a = b; a < e; ++a) o[a] = ArgOfRow(x + a * K, K);
       });
     } else {
-      // Row by row over each [K, N] slab, so memory is read in order.
-      ParallelFor(ctx, A, K * N, [&](int64_t b, int64_t e) {
-        std::vector<T> best(N);
-        for (int64_t a = b; a < e; ++a) {
-          const T* slab = x + a * K * N;
-          Out* idx = o + a * N;
-          std::copy(slab, slab + N, best.begin());
-          std::fill(idx, idx + N, Out(0));
+      // Row by row over each [K, N] slab, so memory is read in order; work
+      // units are (slab, block of columns), so one wide slab still splits.
+      const int64_t blocks = (N + kColumnBlock - 1) / kColumnBlock;
+      ParallelFor(ctx, A * blocks, K * kColumnBlock, [&](int64_t b, int64_t e) {
+        std::vector<T> best(kColumnBlock);
+        for (int64_t u = b; u < e; ++u) {
+          const int64_t a = u / blocks, j0 = (u % blocks) * kColumnBlock;
+          const int64_t cols = std::min(N - j0, kColumnBlock);
+          const T* slab = x + a * K * N + j0;
+          Out* idx = o + a * N + j0;
+          std::copy(slab, slab + cols, best.begin());
+          std::fill(idx, idx + cols, Out(0));
           for (int64_t k = 1; k < K; ++k) {
             const T* row = slab + k * N;
-            for (int64_t j = 0; j < N; ++j) {
+            for (int64_t j = 0; j < cols; ++j) {
               if (Better<T, kMax>(row[j], best[j])) {
                 best[j] = row[j];
                 idx[j] = static_cast<Out>(k);
