@@ -1,2 +1,33 @@
+// Builder functions for random tensors: RandomUniform, RandomStandardNormal
+// and TruncatedNormal (TensorFlow's names, inputs and attrs).
+//
+//   auto w = TruncatedNormal(s, {784, 100}, DT_FLOAT, /*seed=*/1);
+//
+// Determinism (DESIGN.md: deterministic by default). Every value is a pure
+// function of (seed, seed2, the step id, its element index), computed with
+// the counter-based Philox4x32-10 generator, so a graph gives the same
+// numbers on every run and for every thread count. Unlike TensorFlow,
+// seed = seed2 = 0 does NOT mean "nondeterministic": the kernel then takes
+// its seed from a hash of the node's name, so distinct unseeded nodes draw
+// distinct numbers and every run reproduces them. Each step draws fresh
+// numbers (the step id is part of the counter); two runs of one node within
+// a single step (a loop body) draw the same numbers.
+//
+// Floats come from the top 23 bits of a 32-bit draw (doubles from 52 bits)
+// and lie in [0, 1); normals use the Box-Muller transform; TruncatedNormal
+// re-draws values of magnitude 2 or more.
 #pragma once
+
 #include "graph/op_builder.h"
+
+namespace tact {
+
+// `shape` is an int32 or int64 vector; `dtype` is float or double.
+Output RandomUniform(const Scope& scope, Input shape, DataType dtype = DT_FLOAT,
+                     int64_t seed = 0, int64_t seed2 = 0);
+Output RandomStandardNormal(const Scope& scope, Input shape, DataType dtype = DT_FLOAT,
+                            int64_t seed = 0, int64_t seed2 = 0);
+Output TruncatedNormal(const Scope& scope, Input shape, DataType dtype = DT_FLOAT,
+                       int64_t seed = 0, int64_t seed2 = 0);
+
+}  // namespace tact

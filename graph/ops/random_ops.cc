@@ -1,0 +1,66 @@
+#include "graph/ops/random_ops.h"
+
+#include <vector>
+
+#include "graph/op_registry.h"
+
+namespace tact {
+namespace {
+
+// The output shape from the `shape` input: its value where it is a
+// constant, else its rank where the vector's length is known.
+Status RandomShape(InferenceContext* c) {
+  const Tensor* t = c->input_tensor(0);
+  if (t == nullptr) {
+    const PartialTensorShape& s = c->input(0);
+    if (s.dims() == 1 && s.dim_size(0) >= 0) {
+      c->set_output(0, PartialTensorShape(std::vector<int64_t>(s.dim_size(0), -1)));
+    }
+    return Status::OK();
+  }
+  if (t->dims() != 1 || (t->dtype() != DT_INT32 && t->dtype() != DT_INT64)) {
+    return errors::InvalidArgument("shape must be an int32 or int64 vector, got ",
+                                   DataTypeString(t->dtype()), " ", t->shape().DebugString());
+  }
+  std::vector<int64_t> dims(t->NumElements());
+  for (int64_t i = 0; i < t->NumElements(); ++i) {
+    dims[i] = t->dtype() == DT_INT32 ? t->data<int32_t>()[i] : t->data<int64_t>()[i];
+  }
+  TACT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(dims));
+  c->set_output(0, shape);
+  return Status::OK();
+}
+
+#define TACT_REGISTER_RANDOM_OP(NAME)                                                    \
+  REGISTER_OP(NAME)                                                                      \
+      .Input("shape: T").Output("output: dtype").Attr("seed: int = 0")                   \
+      .Attr("seed2: int = 0").Attr("dtype: {half, bfloat16, float, double}")             \
+      .Attr("T: {int32, int64}").SetIsStateful().SetShapeFn(RandomShape)
+
+TACT_REGISTER_RANDOM_OP("RandomUniform");
+TACT_REGISTER_RANDOM_OP("RandomStandardNormal");
+TACT_REGISTER_RANDOM_OP("TruncatedNormal");
+#undef TACT_REGISTER_RANDOM_OP
+
+Output RandomOp(const Scope& scope, const char* op, Input shape, DataType dtype, int64_t seed,
+                int64_t seed2) {
+  return OpBuilder(scope, op).Input(shape).Attr("dtype", dtype).Attr("seed", seed)
+      .Attr("seed2", seed2).FinalizeOutput();
+}
+
+}  // namespace
+
+Output RandomUniform(const Scope& scope, Input shape, DataType dtype, int64_t seed,
+                     int64_t seed2) {
+  return RandomOp(scope, "RandomUniform", shape, dtype, seed, seed2);
+}
+Output RandomStandardNormal(const Scope& scope, Input shape, DataType dtype, int64_t seed,
+                            int64_t seed2) {
+  return RandomOp(scope, "RandomStandardNormal", shape, dtype, seed, seed2);
+}
+Output TruncatedNormal(const Scope& scope, Input shape, DataType dtype, int64_t seed,
+                       int64_t seed2) {
+  return RandomOp(scope, "TruncatedNormal", shape, dtype, seed, seed2);
+}
+
+}  // namespace tact

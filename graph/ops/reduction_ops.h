@@ -1,0 +1,35 @@
+// Builder functions for reductions (Sum, Mean, Max, Min, Prod) and for
+// ArgMax / ArgMin, with TensorFlow's names, inputs and attrs.
+//
+//   auto total = Sum(s, x, {0, 1});              // every element, shape []
+//   auto row_max = Max(s, x, -1, /*keep_dims=*/true);
+//   auto label = ArgMax(s, logits, 1);           // int64 indices
+//
+// `axis` (the op's reduction_indices) is an int32 or int64 scalar or vector;
+// negative values count from the end; an empty vector reduces nothing (the
+// output is the input). An axis out of range or named twice is an error.
+// Reducing over a dimension of size 0 gives the reduction's identity: 0 for
+// Sum, 1 for Prod, the lowest value (-inf for floats) for Max, the highest
+// (+inf) for Min; Mean gives NaN for floats and 0 for integers.
+//
+// The kernels reduce in a fixed order that depends only on the shapes, so
+// results are bit-identical for any number of threads.
+#pragma once
+
+#include "graph/op_builder.h"
+
+namespace tact {
+
+Output Sum(const Scope& scope, Input input, Input axis, bool keep_dims = false);
+Output Mean(const Scope& scope, Input input, Input axis, bool keep_dims = false);
+Output Max(const Scope& scope, Input input, Input axis, bool keep_dims = false);
+Output Min(const Scope& scope, Input input, Input axis, bool keep_dims = false);
+Output Prod(const Scope& scope, Input input, Input axis, bool keep_dims = false);
+
+// The index of the largest (smallest) value along the scalar `dimension`;
+// the first such index on ties. The output drops that dimension and has
+// type `output_type` (int32 or int64). The dimension must not be empty.
+Output ArgMax(const Scope& scope, Input input, Input dimension, DataType output_type = DT_INT64);
+Output ArgMin(const Scope& scope, Input input, Input dimension, DataType output_type = DT_INT64);
+
+}  // namespace tact

@@ -1,0 +1,161 @@
+// RandomUniform, RandomStandardNormal and TruncatedNormal.
+//
+// Every value is a pure function of (key, step, element index) through the
+// counter-based Philox4x32-10 generator (kernels/cpu/random/philox.h), so
+// threads fill disjoint ranges and the tensor is bit-identical for every
+// thread count and every run. The key comes from (seed, seed2); when both
+// are 0 it comes from a hash of the node's name instead (deterministic, yet
+// different for different nodes: see graph/ops/random_ops.h).
+//
+// Element layout: one Philox call yields four 32-bit words. A float takes
+// one word (four elements per call), a double two (two per call); the
+// normals pair up words for Box-Muller the same way. TruncatedNormal spends
+// one call per element, and a re-draw uses the next attempt number in the
+// counter's top byte, so a re-drawn element still depends only on its index.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/random/philox.h"
+#include "kernels/kernel_registry.h"
+
+namespace tact {
+namespace {
+
+using random::PhiloxBlock;
+using random::PhiloxKey;
+
+enum class Dist { kUniform, kNormal, kTruncatedNormal };
+
+constexpr double kTwoPi = 6.283185307179586;
+constexpr double kTruncateAt = 2.0;  // in standard deviations
+constexpr int kMaxAttempts = 256;    // P(needing more) is about 0.002^256
+
+// FNV-1a: a hash that, unlike std::hash, is the same on every build.
+uint64_t StableHash(const std::string& s) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ull;
+  return h;
+}
+
+// The uniform in [0, 1) that words r[w] (and r[w + 1] for doubles) give.
+template <typename T>
+double Unit(const PhiloxBlock& r, int w) {
+  if constexpr (std::is_same_v<T, float>) {
+    return random::Uint32ToUnitFloat(r[w]);
+  } else {
+    return random::Uint64ToUnitDouble(r[w], r[w + 1]);
+  }
+}
+
+// Box-Muller on two uniforms in [0, 1): 1 - u1 lies in (0, 1], so the log
+// is finite.
+void BoxMuller(double u1, double u2, double* z0, double* z1) {
+  const double radius = std::sqrt(-2.0 * std::log(1.0 - u1));
+  const double theta = kTwoPi * u2;
+  *z0 = radius * std::cos(theta);
+  *z1 = radius * std::sin(theta);
+}
+
+// Elements per Philox call.
+template <typename T, Dist D>
+constexpr int Lanes() {
+  if (D == Dist::kTruncatedNormal) return 1;
+  return std::is_same_v<T, float> ? 4 : 2;
+}
+
+template <typename T, Dist D>
+void Group(const PhiloxKey& key, uint64_t group, uint64_t stream, T* vals) {
+  constexpr int kWords = std::is_same_v<T, float> ? 1 : 2;  // words per uniform
+  if constexpr (D == Dist::kUniform) {
+    const PhiloxBlock r = random::Philox4x32(key, random::MakePhiloxCounter(group, stream));
+    for (int l = 0; l < Lanes<T, D>(); ++l) vals[l] = static_cast<T>(Unit<T>(r, l * kWords));
+  } else if constexpr (D == Dist::kNormal) {
+    const PhiloxBlock r = random::Philox4x32(key, random::MakePhiloxCounter(group, stream));
+    for (int l = 0; l < Lanes<T, D>(); l += 2) {
+      double z0, z1;
+      BoxMuller(Unit<T>(r, l * kWords), Unit<T>(r, (l + 1) * kWords), &z0, &z1);
+      vals[l] = static_cast<T>(z0);
+      vals[l + 1] = static_cast<T>(z1);
+    }
+  } else {
+    for (uint64_t attempt = 0; attempt < kMaxAttempts; ++attempt) {
+      const PhiloxBlock r = random::Philox4x32(
+          key, random::MakePhiloxCounter(group, stream ^ (attempt << 56)));
+      for (int w = 0; w < 4; w += 2 * kWords) {
+        double z[2];
+        BoxMuller(Unit<T>(r, w), Unit<T>(r, w + kWords), &z[0], &z[1]);
+        for (double v : z) {
+          // Compared after rounding to T, so a float output never reaches 2.
+          const T t = static_cast<T>(v);
+          if (std::abs(t) < T(kTruncateAt)) {
+            vals[0] = t;
+            return;
+          }
+        }
+      }
+    }
+    vals[0] = T(0);
+  }
+}
+
+template <typename T, Dist D>
+class RandomOp : public OpKernel {
+ public:
+  explicit RandomOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    int64_t seed = 0, seed2 = 0;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("seed", &seed));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("seed2", &seed2));
+    if (seed == 0 && seed2 == 0) {
+      key_ = random::MakePhiloxKey(StableHash(ctx->def().name), 0x7461637452616E64ull);
+    } else {
+      key_ = random::MakePhiloxKey(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& shape_t = ctx->input(0);
+    OP_REQUIRES(ctx, shape_t.dims() == 1,
+                errors::InvalidArgument("shape must be a vector, got shape ",
+                                        shape_t.shape().DebugString()));
+    StatusOr<std::vector<int64_t>> dims = ReadIntVector(shape_t, "shape");
+    OP_REQUIRES_OK(ctx, dims.status());
+    StatusOr<TensorShape> shape = TensorShape::FromDims(*dims);
+    OP_REQUIRES_OK(ctx, shape.status());
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+    const int64_t n = out->NumElements();
+    constexpr int kLanes = Lanes<T, D>();
+    const int64_t groups = (n + kLanes - 1) / kLanes;
+    const uint64_t stream = static_cast<uint64_t>(ctx->step_id());
+    T* o = out->data<T>();
+    const PhiloxKey key = key_;
+    ParallelFor(ctx, groups, 100, [&](int64_t b, int64_t e) {
+      T vals[kLanes];
+      for (int64_t g = b; g < e; ++g) {
+        Group<T, D>(key, static_cast<uint64_t>(g), stream, vals);
+        for (int l = 0; l < kLanes && g * kLanes + l < n; ++l) o[g * kLanes + l] = vals[l];
+      }
+    });
+  }
+
+ private:
+  PhiloxKey key_{};
+};
+
+#define TACT_REGISTER_RANDOM(T)                                                              \
+  REGISTER_KERNEL_BUILDER(Name("RandomUniform").Device(DEVICE_CPU).TypeConstraint<T>("dtype"), \
+                          RandomOp<T, Dist::kUniform>);                                      \
+  REGISTER_KERNEL_BUILDER(                                                                   \
+      Name("RandomStandardNormal").Device(DEVICE_CPU).TypeConstraint<T>("dtype"),            \
+      RandomOp<T, Dist::kNormal>);                                                           \
+  REGISTER_KERNEL_BUILDER(                                                                   \
+      Name("TruncatedNormal").Device(DEVICE_CPU).TypeConstraint<T>("dtype"),                 \
+      RandomOp<T, Dist::kTruncatedNormal>)
+TACT_REGISTER_RANDOM(float);
+TACT_REGISTER_RANDOM(double);
+#undef TACT_REGISTER_RANDOM
+
+}  // namespace
+}  // namespace tact

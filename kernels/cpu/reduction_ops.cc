@@ -1,0 +1,361 @@
+// Sum, Mean, Max, Min and Prod over a set of axes.
+//
+// Determinism: training must be bit-reproducible across thread counts, so
+// the order in which elements are combined depends only on the shapes,
+// never on how the work is split. Every reduction is brought to the form
+// [A, K, N] -> [A, N] (reduce the middle dimension; N = 1 is the common
+// "reduce the last axis" case, A = 1 the bias-gradient "reduce the first
+// axis" case). K is cut into chunks of a fixed length; each chunk is
+// reduced in a fixed order, and the chunk results are combined by a fixed
+// pairwise tree. Threads only decide who computes which chunk.
+//
+// Axes that are not adjacent (reduce 0 and 2 of [A,B,C,D]) take one such
+// pass per run of adjacent reduced axes, innermost first.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/kernel_registry.h"
+
+namespace tact {
+namespace {
+
+// Integer Sum and Prod wrap on overflow (as TensorFlow's do) without the
+// undefined behaviour of signed overflow.
+template <typename T, typename Fn>
+T Wrapping(T a, T b, Fn fn) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(fn(static_cast<U>(a), static_cast<U>(b)));
+}
+
+template <typename T>
+struct SumReducer {
+  static T Identity() { return T(0); }
+  static T Combine(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      return Wrapping(a, b, [](auto x, auto y) { return x + y; });
+    } else {
+      return a + b;
+    }
+  }
+};
+
+template <typename T>
+struct ProdReducer {
+  static T Identity() { return T(1); }
+  static T Combine(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      return Wrapping(a, b, [](auto x, auto y) { return x * y; });
+    } else {
+      return a * b;
+    }
+  }
+};
+
+// Max and Min propagate NaN, so a NaN anywhere shows in the result.
+template <typename T>
+struct MaxReducer {
+  static T Identity() {
+    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::lowest();
+  }
+  static T Combine(T a, T b) {
+    // Branch-free (a select per lane) so that the lanes vectorise.
+    if constexpr (std::is_floating_point_v<T>) return (a > b || a != a) ? a : b;
+    return a > b ? a : b;
+  }
+};
+
+template <typename T>
+struct MinReducer {
+  static T Identity() {
+    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::max();
+  }
+  static T Combine(T a, T b) {
+    // Branch-free (a select per lane) so that the lanes vectorise.
+    if constexpr (std::is_floating_point_v<T>) return (a < b || a != a) ? a : b;
+    return a < b ? a : b;
+  }
+};
+
+// Chunk lengths along K. Fixed constants: changing one changes results in
+// the last bits, so they are part of the reproducibility contract.
+constexpr int64_t kInnerChunk = 4096;  // contiguous elements per chunk (N = 1)
+constexpr int64_t kOuterChunk = 64;    // rows per chunk (N > 1)
+constexpr int64_t kColumnBlock = 1024; // columns per work unit (N > 1); free to change
+
+// A contiguous run in eight interleaved lanes (which the compiler can
+// vectorise), then the lanes by a fixed tree.
+template <typename R, typename T>
+T ReduceContiguous(const T* p, int64_t n) {
+  T acc[8];
+  for (T& a : acc) a = R::Identity();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int l = 0; l < 8; ++l) acc[l] = R::Combine(acc[l], p[i + l]);
+  }
+  for (int l = 0; i + l < n; ++l) acc[l] = R::Combine(acc[l], p[i + l]);
+  return R::Combine(R::Combine(R::Combine(acc[0], acc[1]), R::Combine(acc[2], acc[3])),
+                    R::Combine(R::Combine(acc[4], acc[5]), R::Combine(acc[6], acc[7])));
+}
+
+// Combines rows 0..n-1 of `p` (each `cols` long, `stride` apart) by a fixed
+// pairwise tree; the result is left in row 0.
+template <typename R, typename T>
+void PairwiseRows(T* p, int64_t n, int64_t cols, int64_t stride) {
+  for (int64_t s = 1; s < n; s *= 2) {
+    for (int64_t c = 0; c + s < n; c += 2 * s) {
+      T* a = p + c * stride;
+      const T* b = p + (c + s) * stride;
+      for (int64_t j = 0; j < cols; ++j) a[j] = R::Combine(a[j], b[j]);
+    }
+  }
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// [A, K] -> [A], reducing contiguous rows.
+template <typename R, typename T>
+Status ReduceInner(OpKernelContext* ctx, const T* in, T* out, int64_t A, int64_t K) {
+  const int64_t chunks = CeilDiv(K, kInnerChunk);
+  if (chunks == 1) {
+    ParallelFor(ctx, A, K, [&](int64_t b, int64_t e) {
+      for (int64_t a = b; a < e; ++a) out[a] = ReduceContiguous<R>(in + a * K, K);
+    });
+    return Status::OK();
+  }
+  Tensor partial;
+  TACT_RETURN_IF_ERROR(ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape({A, chunks}),
+                                          &partial));
+  T* p = partial.data<T>();
+  ParallelFor(ctx, A * chunks, kInnerChunk, [&](int64_t b, int64_t e) {
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t a = u / chunks, c = u % chunks;
+      const int64_t begin = c * kInnerChunk;
+      p[u] = ReduceContiguous<R>(in + a * K + begin, std::min(kInnerChunk, K - begin));
+    }
+  });
+  ParallelFor(ctx, A, chunks, [&](int64_t b, int64_t e) {
+    for (int64_t a = b; a < e; ++a) {
+      PairwiseRows<R>(p + a * chunks, chunks, 1, 1);
+      out[a] = p[a * chunks];
+    }
+  });
+  return Status::OK();
+}
+
+// Rows [k0, k1) of the [K, N] slab `in`, columns [j0, j1), into `acc`
+// (indexed by j - j0), one row after another.
+template <typename R, typename T>
+void ReduceRows(const T* in, int64_t N, int64_t k0, int64_t k1, int64_t j0, int64_t j1, T* acc) {
+  const int64_t cols = j1 - j0;
+  for (int64_t j = 0; j < cols; ++j) acc[j] = R::Identity();
+  for (int64_t k = k0; k < k1; ++k) {
+    const T* row = in + k * N + j0;
+    for (int64_t j = 0; j < cols; ++j) acc[j] = R::Combine(acc[j], row[j]);
+  }
+}
+
+// [A, K, N] -> [A, N] with N > 1, walking rows so that memory is read in
+// order.
+template <typename R, typename T>
+Status ReduceMiddle(OpKernelContext* ctx, const T* in, T* out, int64_t A, int64_t K, int64_t N) {
+  const int64_t chunks = CeilDiv(K, kOuterChunk);
+  const int64_t blocks = CeilDiv(N, kColumnBlock);
+  if (chunks == 1) {
+    ParallelFor(ctx, A * blocks, K * kColumnBlock, [&](int64_t b, int64_t e) {
+      for (int64_t u = b; u < e; ++u) {
+        const int64_t a = u / blocks, j0 = (u % blocks) * kColumnBlock;
+        const int64_t j1 = std::min(N, j0 + kColumnBlock);
+        ReduceRows<R>(in + a * K * N, N, 0, K, j0, j1, out + a * N + j0);
+      }
+    });
+    return Status::OK();
+  }
+  // partial[a, c, :] is chunk c of slab a.
+  Tensor partial;
+  TACT_RETURN_IF_ERROR(ctx->allocate_temp(DataTypeToEnum<T>::value,
+                                          TensorShape({A, chunks, N}), &partial));
+  T* p = partial.data<T>();
+  ParallelFor(ctx, A * chunks * blocks, kOuterChunk * kColumnBlock, [&](int64_t b, int64_t e) {
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t a = u / (chunks * blocks), c = (u / blocks) % chunks;
+      const int64_t j0 = (u % blocks) * kColumnBlock, j1 = std::min(N, j0 + kColumnBlock);
+      const int64_t k0 = c * kOuterChunk, k1 = std::min(K, k0 + kOuterChunk);
+      ReduceRows<R>(in + a * K * N, N, k0, k1, j0, j1, p + (a * chunks + c) * N + j0);
+    }
+  });
+  ParallelFor(ctx, A * blocks, chunks * kColumnBlock, [&](int64_t b, int64_t e) {
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t a = u / blocks, j0 = (u % blocks) * kColumnBlock;
+      const int64_t j1 = std::min(N, j0 + kColumnBlock);
+      T* slab = p + a * chunks * N + j0;
+      PairwiseRows<R>(slab, chunks, j1 - j0, N);
+      std::copy(slab, slab + (j1 - j0), out + a * N + j0);
+    }
+  });
+  return Status::OK();
+}
+
+// What a reduction does to a shape, with size-1 dimensions dropped and runs
+// of adjacent reduced (or kept) dimensions merged into one group.
+struct ReductionPlan {
+  TensorShape output_shape;
+  struct Group {
+    int64_t size;
+    bool reduced;
+  };
+  std::vector<Group> groups;   // alternating reduced / kept
+  int64_t reduced_count = 1;   // elements combined into each output
+};
+
+StatusOr<ReductionPlan> MakePlan(const TensorShape& in, const Tensor& axes_tensor, bool keep_dims) {
+  TACT_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
+                        ReadIntVector(axes_tensor, "reduction_indices"));
+  const int rank = in.dims();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : axes) {
+    if (a < -rank || a >= rank) {
+      return errors::InvalidArgument("reduction axis ", a, " is out of range for input of shape ",
+                                     in.DebugString(), " (expected [", -rank, ", ", rank, "))");
+    }
+    const int d = static_cast<int>(a < 0 ? a + rank : a);
+    if (reduced[d]) {
+      return errors::InvalidArgument("reduction axis ", a, " is given twice in reduction_indices ",
+                                     axes_tensor.DebugString(), " for input of shape ",
+                                     in.DebugString());
+    }
+    reduced[d] = true;
+  }
+  ReductionPlan plan;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t size = in.dim_size(d);
+    if (!reduced[d]) plan.output_shape.AddDim(size);
+    if (reduced[d] && keep_dims) plan.output_shape.AddDim(1);
+    if (reduced[d]) plan.reduced_count *= size;
+    if (size == 1) continue;
+    if (!plan.groups.empty() && plan.groups.back().reduced == reduced[d]) {
+      plan.groups.back().size *= size;
+    } else {
+      plan.groups.push_back({size, reduced[d]});
+    }
+  }
+  return plan;
+}
+
+template <typename T, typename R, bool kMean>
+class ReductionOp : public OpKernel {
+ public:
+  explicit ReductionOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("keep_dims", &keep_dims_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    StatusOr<ReductionPlan> plan = MakePlan(in.shape(), ctx->input(1), keep_dims_);
+    OP_REQUIRES_OK(ctx, plan.status());
+    bool any_reduced = false;
+    for (const auto& g : plan->groups) any_reduced |= g.reduced;
+    if (!any_reduced && in.NumElements() > 0) {
+      // Only size-1 (or no) axes are reduced: the values are the input's.
+      StatusOr<Tensor> same = in.Reshaped(plan->output_shape);
+      OP_REQUIRES_OK(ctx, same.status());
+      ctx->set_output(0, *same);
+      return;
+    }
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan->output_shape, &out));
+    if (out->NumElements() == 0) return;
+    T* o = out->data<T>();
+    if (plan->reduced_count == 0) {
+      const T fill = kMean ? EmptyMean() : R::Identity();
+      std::fill(o, o + out->NumElements(), fill);
+      return;
+    }
+    OP_REQUIRES_OK(ctx, Reduce(ctx, in.data<T>(), o, plan->groups));
+    if constexpr (kMean) {
+      const int64_t n = plan->reduced_count;
+      ParallelFor(ctx, out->NumElements(), 4, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) o[i] = Divide(o[i], n);
+      });
+    }
+  }
+
+ private:
+  // One [A, K, N] pass per reduced group, innermost first; intermediate
+  // results live in temps, the last pass writes `out`.
+  static Status Reduce(OpKernelContext* ctx, const T* in, T* out,
+                       std::vector<ReductionPlan::Group> groups) {
+    Tensor temp;
+    const T* src = in;
+    while (true) {
+      int r = static_cast<int>(groups.size()) - 1;
+      while (r >= 0 && !groups[r].reduced) --r;
+      if (r < 0) return Status::OK();
+      int64_t A = 1, N = 1;
+      bool last_pass = true;
+      for (int g = 0; g < r; ++g) {
+        A *= groups[g].size;
+        last_pass &= !groups[g].reduced;
+      }
+      for (size_t g = r + 1; g < groups.size(); ++g) N *= groups[g].size;
+      T* dst = out;
+      Tensor next;
+      if (!last_pass) {
+        TACT_RETURN_IF_ERROR(
+            ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape({A * N}), &next));
+        dst = next.data<T>();
+      }
+      const int64_t K = groups[r].size;
+      TACT_RETURN_IF_ERROR(N == 1 ? ReduceInner<R>(ctx, src, dst, A, K)
+                                  : ReduceMiddle<R>(ctx, src, dst, A, K, N));
+      // The kept groups either side of r are now adjacent: merge them.
+      if (r + 1 < static_cast<int>(groups.size()) && r > 0) {
+        groups[r - 1].size *= groups[r + 1].size;
+        groups.erase(groups.begin() + r, groups.begin() + r + 2);
+      } else {
+        groups.erase(groups.begin() + r);
+      }
+      temp = next;  // keeps the source of the next pass alive
+      src = dst;
+    }
+  }
+
+  static T EmptyMean() {
+    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::quiet_NaN();
+    return T(0);  // integers have no NaN; 0 rather than a division by zero
+  }
+  static T Divide(T sum, int64_t n) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return sum / static_cast<T>(n);
+    } else {
+      return static_cast<T>(static_cast<int64_t>(sum) / n);
+    }
+  }
+
+  bool keep_dims_ = false;
+};
+
+#define TACT_REGISTER_REDUCTIONS(T)                                                            \
+  REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<T>("T"),               \
+                          ReductionOp<T, SumReducer<T>, false>);                               \
+  REGISTER_KERNEL_BUILDER(Name("Mean").Device(DEVICE_CPU).TypeConstraint<T>("T"),              \
+                          ReductionOp<T, SumReducer<T>, true>);                                \
+  REGISTER_KERNEL_BUILDER(Name("Prod").Device(DEVICE_CPU).TypeConstraint<T>("T"),              \
+                          ReductionOp<T, ProdReducer<T>, false>);                              \
+  REGISTER_KERNEL_BUILDER(Name("Max").Device(DEVICE_CPU).TypeConstraint<T>("T"),               \
+                          ReductionOp<T, MaxReducer<T>, false>);                               \
+  REGISTER_KERNEL_BUILDER(Name("Min").Device(DEVICE_CPU).TypeConstraint<T>("T"),               \
+                          ReductionOp<T, MinReducer<T>, false>)
+
+TACT_REGISTER_REDUCTIONS(float);
+TACT_REGISTER_REDUCTIONS(double);
+TACT_REGISTER_REDUCTIONS(int32_t);
+TACT_REGISTER_REDUCTIONS(int64_t);
+#undef TACT_REGISTER_REDUCTIONS
+
+}  // namespace
+}  // namespace tact
