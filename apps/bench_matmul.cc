@@ -85,7 +85,8 @@ StatusOr<MatmulBenchResult> BenchMatmul(int64_t n, int threads, int reps) {
     OpKernelContext::Params params;
     params.device = device.get();
     params.op_kernel = kernel.get();
-    params.inputs = &inputs;
+    params.inputs = inputs.data();
+    params.num_inputs = static_cast<int>(inputs.size());
     OpKernelContext ctx(params);
     kernel->Compute(&ctx);
     status = ctx.status();

@@ -3,7 +3,10 @@
 
 #include "graph/ops/array_ops.h"
 #include "graph/ops/core_ops.h"
+#include "graph/ops/fill_ops.h"
 #include "graph/ops/math_ops.h"
+#include "graph/ops/matmul_ops.h"
 #include "graph/ops/nn_ops.h"
 #include "graph/ops/random_ops.h"
+#include "graph/ops/reduction_ops.h"
 #include "graph/ops/state_ops.h"

@@ -52,7 +52,8 @@ StatusOr<Tensor> RunRandom(const std::string& op, const std::vector<int64_t>& sh
   OpKernelContext::Params params;
   params.device = device;
   params.op_kernel = kernel.get();
-  params.inputs = &inputs;
+  params.inputs = inputs.data();
+  params.num_inputs = static_cast<int>(inputs.size());
   params.step_id = step;
   OpKernelContext ctx(params);
   kernel->Compute(&ctx);
