@@ -103,6 +103,23 @@ TEST(TensorTest, AllocatorCountsBytesAndFreesWithTheLastCopy) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned.raw_data()) % Allocator::kAlignment, 0u);
 }
 
+TEST(TensorTest, LargeBlocksAreReusedAndStillCounted) {
+  auto alloc = NewCpuAllocator();
+  void* first;
+  {
+    Tensor big(alloc.get(), DT_FLOAT, {1 << 20});  // 4 MiB: cached on free
+    first = big.raw_data();
+    EXPECT_EQ(alloc->GetStats().bytes_in_use, 4 << 20);
+  }
+  EXPECT_EQ(alloc->GetStats().bytes_in_use, 0);
+  // The same size class comes back without a trip to the OS (and its page
+  // faults); a slightly smaller tensor shares the class.
+  Tensor again(alloc.get(), DT_FLOAT, {(1 << 20) - 100});
+  EXPECT_EQ(again.raw_data(), first);
+  EXPECT_EQ(alloc->GetStats().bytes_in_use, ((1 << 20) - 100) * 4);
+  EXPECT_EQ(alloc->GetStats().peak_bytes_in_use, 4 << 20);
+}
+
 TEST(TensorTest, EveryDtypeAllocatesIncludingScalarsAndEmpty) {
   for (DataType t : AllDataTypes()) {
     if (t == DT_RESOURCE) continue;
