@@ -95,20 +95,11 @@ class Conv2DBackpropFilterOp : public OpKernel {
       Gemm<T>(true, false, k, d.out_depth, d.batch * p, T(1), in, g, T(0), df);
       return;
     }
-    const int64_t chunk = ImagesPerChunk(d, sizeof(T));
-    Tensor col;
-    OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<T>::value,
-                                           TensorShape({chunk * p, k}), &col));
-    T* c = col.data<T>();
-    const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
-    for (int64_t b0 = 0; b0 < d.batch; b0 += chunk) {
-      const int64_t n = std::min(chunk, d.batch - b0);
-      ParallelFor(ctx, n, p * k, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) Im2Col<T>(d, in + (b0 + i) * image_size, c + i * p * k);
-      });
+    OP_REQUIRES_OK(ctx, ForEachIm2ColChunk<T>(ctx, d, in, [&](int64_t b0, int64_t n, const T* c) {
+      // The first chunk overwrites df, later ones accumulate into it.
       Gemm<T>(true, false, k, d.out_depth, n * p, T(1), c, g + b0 * p * d.out_depth,
               b0 == 0 ? T(0) : T(1), df);
-    }
+    }));
   }
 
  private:

@@ -37,19 +37,9 @@ class Conv2DOp : public OpKernel {
       Gemm<T>(false, false, d.batch * p, d.out_depth, k, T(1), in, f, T(0), o);
       return;
     }
-    const int64_t chunk = ImagesPerChunk(d, sizeof(T));
-    Tensor col;
-    OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<T>::value,
-                                           TensorShape({chunk * p, k}), &col));
-    T* c = col.data<T>();
-    const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
-    for (int64_t b0 = 0; b0 < d.batch; b0 += chunk) {
-      const int64_t n = std::min(chunk, d.batch - b0);
-      ParallelFor(ctx, n, p * k, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) Im2Col<T>(d, in + (b0 + i) * image_size, c + i * p * k);
-      });
+    OP_REQUIRES_OK(ctx, ForEachIm2ColChunk<T>(ctx, d, in, [&](int64_t b0, int64_t n, const T* c) {
       Gemm<T>(false, false, n * p, d.out_depth, k, T(1), c, f, T(0), o + b0 * p * d.out_depth);
-    }
+    }));
   }
 
  private:

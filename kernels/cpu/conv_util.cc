@@ -192,6 +192,30 @@ int64_t ImagesPerChunk(const Conv2DDims& d, size_t element_size) {
                              std::max<int64_t>(d.batch, 1));
 }
 
+template <typename T>
+Status ForEachIm2ColChunk(OpKernelContext* ctx, const Conv2DDims& d, const T* input,
+                          const std::function<void(int64_t b0, int64_t n, const T* col)>& fn) {
+  const int64_t k = d.patch_size();
+  const int64_t p = d.out_pixels();
+  const int64_t chunk = ImagesPerChunk(d, sizeof(T));
+  Tensor col;
+  TACT_RETURN_IF_ERROR(ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape({chunk * p, k}), &col));
+  T* c = col.data<T>();
+  const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
+  for (int64_t b0 = 0; b0 < d.batch; b0 += chunk) {
+    const int64_t n = std::min(chunk, d.batch - b0);
+    ParallelFor(ctx, n, p * k, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) Im2Col<T>(d, input + (b0 + i) * image_size, c + i * p * k);
+    });
+    fn(b0, n, c);
+  }
+  return Status::OK();
+}
+
+template Status ForEachIm2ColChunk<float>(OpKernelContext*, const Conv2DDims&, const float*,
+                                          const std::function<void(int64_t, int64_t, const float*)>&);
+template Status ForEachIm2ColChunk<double>(OpKernelContext*, const Conv2DDims&, const double*,
+                                           const std::function<void(int64_t, int64_t, const double*)>&);
 template void Im2Col<float>(const Conv2DDims&, const float*, float*);
 template void Im2Col<double>(const Conv2DDims&, const double*, double*);
 template void Col2Im<float>(const Conv2DDims&, const float*, float*);

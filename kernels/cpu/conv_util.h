@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "graph/ops/window_geometry.h"
@@ -68,5 +69,14 @@ void Col2Im(const Conv2DDims& d, const T* col, T* image);
 // at most the batch. It depends only on the geometry, so results do not depend
 // on the thread count.
 int64_t ImagesPerChunk(const Conv2DDims& d, size_t element_size);
+
+// The step Conv2D and Conv2DBackpropFilter both take before their GEMM:
+// im2col of the batch `input` [N, H, W, Cin], chunk by chunk of
+// ImagesPerChunk images, each chunk spread over the device's threads; then
+// fn(b0, n, col) with the im2col matrix of images [b0, b0 + n). Fails only
+// if the scratch buffer cannot be allocated.
+template <typename T>
+Status ForEachIm2ColChunk(OpKernelContext* ctx, const Conv2DDims& d, const T* input,
+                          const std::function<void(int64_t b0, int64_t n, const T* col)>& fn);
 
 }  // namespace tact
