@@ -1,4 +1,4 @@
-// Const, Identity, StopGradient and NoOp: the kernels every graph uses.
+// Const, Placeholder, Identity, StopGradient and NoOp: the kernels every graph uses.
 // None computes anything, so all run inline (IsExpensive() is false).
 #include "kernels/kernel_registry.h"
 
@@ -30,6 +30,16 @@ class IdentityOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// A Placeholder that runs was not fed: the session replaces fed ones.
+class PlaceholderOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    ctx->CtxFailure(errors::InvalidArgument("a value must be fed for this placeholder"));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
 class NoOpOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -41,6 +51,7 @@ REGISTER_KERNEL_BUILDER(Name("Const").Device(DEVICE_CPU), ConstOp);
 REGISTER_KERNEL_BUILDER(Name("Identity").Device(DEVICE_CPU), IdentityOp);
 REGISTER_KERNEL_BUILDER(Name("StopGradient").Device(DEVICE_CPU), IdentityOp);
 REGISTER_KERNEL_BUILDER(Name("NoOp").Device(DEVICE_CPU), NoOpOp);
+REGISTER_KERNEL_BUILDER(Name("Placeholder").Device(DEVICE_CPU), PlaceholderOp);
 
 }  // namespace
 }  // namespace tact
