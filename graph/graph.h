@@ -62,11 +62,22 @@ class Node {
   // "node 'name' (op 'Op'): "
   std::string ErrorPrefix() const { return props_->ErrorPrefix(); }
 
+  // What shape inference (shape_refiner.h) found for output `i`; unknown
+  // until it has run.
+  PartialTensorShape output_shape(int i) const {
+    return i < static_cast<int>(output_shapes_.size()) ? output_shapes_[i]
+                                                       : PartialTensorShape::Unknown();
+  }
+  void set_output_shapes(std::vector<PartialTensorShape> shapes) {
+    output_shapes_ = std::move(shapes);
+  }
+
  private:
   friend class Graph;
   int id_ = -1;
   std::shared_ptr<const NodeProperties> props_;
   std::string assigned_device_;
+  std::vector<PartialTensorShape> output_shapes_;
   std::vector<const Edge*> in_edges_;
   std::vector<const Edge*> out_edges_;
 };

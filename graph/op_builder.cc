@@ -1,6 +1,7 @@
 #include "graph/op_builder.h"
 
 #include "graph/op_registry.h"
+#include "graph/shape_refiner.h"
 
 namespace tact {
 
@@ -84,6 +85,12 @@ Node* OpBuilder::Finalize() {
         return nullptr;
       }
     }
+  }
+  Status shapes = InferNodeShapes(*node);
+  if (!shapes.ok()) {
+    g->RemoveNode(*node);
+    scope_.UpdateStatus(shapes);
+    return nullptr;
   }
   for (Node* dep : scope_.control_deps()) g->AddControlEdge(dep, *node);
   return *node;

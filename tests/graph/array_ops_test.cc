@@ -18,7 +18,7 @@ TEST(ArrayOpsBuilderTest, EveryBuilderAddsItsNode) {
   const Case cases[] = {
       {Reshape(s, x, {3, 2}), "Reshape", DT_FLOAT},
       {ExpandDims(s, x, 0), "ExpandDims", DT_FLOAT},
-      {Squeeze(s, x, {0}), "Squeeze", DT_FLOAT},
+      {Squeeze(s, ExpandDims(s, x, 0), {0}), "Squeeze", DT_FLOAT},
       {Transpose(s, names, {1, 0}), "Transpose", DT_STRING},
       {Concat(s, {x, x, x}, 1), "ConcatV2", DT_FLOAT},
       {Slice(s, x, {0, 1}, {-1, 2}), "Slice", DT_FLOAT},
