@@ -8,6 +8,7 @@
 #include "actors/ready_queue.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/rendezvous.h"
+#include "kernels/variable.h"
 
 namespace tact {
 
@@ -52,6 +53,10 @@ struct OutEdge {
   int dst = -1;
   int dst_slot = -1;    // index into the step's input slots; -1 for control
   int src_output = -1;  // -1 for control
+  int dst_input = -1;   // the consumer's port, for error messages
+  // A ref output (a Variable's) feeding a plain input: the consumer gets
+  // the variable's value, read when the edge delivers.
+  bool deref = false;
 };
 
 // What the executor knows of a node, fixed for the executor's life.
@@ -103,6 +108,9 @@ Status ExecutorImpl::Initialize(std::shared_ptr<const Graph> graph, Device* devi
       if (!e->IsControlEdge()) {
         oe.dst_slot = items_[oe.dst].input_start + e->dst_input;
         oe.src_output = e->src_output;
+        oe.dst_input = e->dst_input;
+        oe.deref = IsRefType(node->output_type(e->src_output)) &&
+                   !IsRefType(e->dst->input_type(e->dst_input));
       }
       out_edges_.push_back(oe);
       ++initial_pending_[oe.dst];
@@ -214,6 +222,7 @@ OpKernelContext::Params ExecutorState::MakeParams(int id) const {
   p.num_inputs = item.num_inputs;
   p.step_id = args_.step_id;
   p.rendezvous = args_.rendezvous;
+  p.default_container = args_.default_container;
   return p;
 }
 
@@ -299,7 +308,17 @@ void ExecutorState::PropagateOutputs(int id, std::vector<Tensor>& outputs,
                               " was not produced but has a consumer"));
         return;
       }
-      slots_[oe.dst_slot] = t;
+      if (oe.deref) {
+        StatusOr<Tensor> value = ReadVariable(t);
+        if (!value.ok()) {
+          Fail(value.status().WithPrefix(impl_->items_[oe.dst].kernel->ErrorPrefix() + "input " +
+                                         std::to_string(oe.dst_input) + ": "));
+          return;
+        }
+        slots_[oe.dst_slot] = std::move(value).value();
+      } else {
+        slots_[oe.dst_slot] = t;
+      }
     }
     if (pending_.DecrementIsReady(oe.dst)) newly_ready->push_back(oe.dst);
   }

@@ -59,6 +59,8 @@ class Executor {
     int64_t step_id = 0;
     Rendezvous* rendezvous = nullptr;  // for _Send/_Recv; must outlive the step
     StepStats* stats = nullptr;        // optional; must outlive the step
+    // Container of Variables that name none (the session's); null: "".
+    const std::string* default_container = nullptr;
   };
   using DoneCallback = std::function<void(const Status&)>;
 

@@ -46,7 +46,8 @@ void OpKernelContext::set_output(int i, Tensor t) {
     CtxFailure(errors::Internal("kernel set output ", i, " of ", num_outputs()));
     return;
   }
-  const DataType want = BaseType(op_kernel().output_type(i));
+  const DataType declared = op_kernel().output_type(i);
+  const DataType want = IsRefType(declared) ? DT_RESOURCE : declared;
   if (t.dtype() != want) {
     CtxFailure(errors::Internal("output ", i, " is declared ", DataTypeString(want),
                                 " but the kernel produced ", DataTypeString(t.dtype())));
@@ -58,6 +59,11 @@ void OpKernelContext::set_output(int i, Tensor t) {
 Status OpKernelContext::allocate_temp(DataType dtype, const TensorShape& shape, Tensor* out) {
   TACT_ASSIGN_OR_RETURN(*out, Tensor::Allocate(allocator(), dtype, shape));
   return Status::OK();
+}
+
+const std::string& OpKernelContext::default_container() const {
+  static const std::string kShared;
+  return params_.default_container ? *params_.default_container : kShared;
 }
 
 void OpKernelContext::CtxFailure(const Status& s) {

@@ -115,6 +115,9 @@ class OpKernelContext {
     int64_t step_id = 0;
     // The step's rendezvous, for _Send/_Recv; may be null outside a step.
     Rendezvous* rendezvous = nullptr;
+    // The container of Variables whose `container` attr is empty (the
+    // session's own); null means "" (ResourceMgr's shared default).
+    const std::string* default_container = nullptr;
   };
   explicit OpKernelContext(const Params& params);
 
@@ -125,7 +128,8 @@ class OpKernelContext {
   // Allocates output `i` with the kernel's declared dtype for it.
   Status allocate_output(int i, const TensorShape& shape, Tensor** out);
   // Sets output `i` to an existing tensor (sharing its buffer: Identity,
-  // Reshape). Its dtype must be the declared one, else the step fails.
+  // Reshape). Its dtype must be the declared one (DT_RESOURCE for a ref
+  // output, see kernels/variable.h), else the step fails.
   void set_output(int i, Tensor t);
   Tensor* mutable_output(int i) { return &outputs_[i]; }
   const Tensor& output(int i) const { return outputs_[i]; }
@@ -140,6 +144,7 @@ class OpKernelContext {
   const OpKernel& op_kernel() const { return *params_.op_kernel; }
   int64_t step_id() const { return params_.step_id; }
   Rendezvous* rendezvous() const { return params_.rendezvous; }
+  const std::string& default_container() const;
 
   // Records a failure; the first one wins and gets the node's prefix.
   void CtxFailure(const Status& s);

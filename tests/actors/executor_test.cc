@@ -9,9 +9,17 @@
 #include "graph/op_registry.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/rendezvous.h"
+#include "tests/actors/executor_test_util.h"
 
 namespace tact {
 namespace {
+
+using test::Feed;
+using test::Fetch;
+using test::FetchKey;
+using test::Key;
+using test::kDev;
+using test::MakeExecutor;
 
 // Test ops, so that the executor is tested apart from the real kernels.
 REGISTER_OP("TestPlusOne").Input("x: float").Output("y: float");      // expensive
@@ -55,31 +63,6 @@ class TestFailIfNegativeOp : public OpKernel {
 REGISTER_KERNEL_BUILDER(Name("TestPlusOne").Device(DEVICE_CPU), TestPlusOneOp);
 REGISTER_KERNEL_BUILDER(Name("TestCheapAdd").Device(DEVICE_CPU), TestCheapAddOp);
 REGISTER_KERNEL_BUILDER(Name("TestFailIfNegative").Device(DEVICE_CPU), TestFailIfNegativeOp);
-
-constexpr char kDev[] = "/job:localhost/replica:0/task:0/device:CPU:0";
-
-// Feeds go client -> device, fetches device -> client.
-std::string Key(const std::string& name) { return RendezvousKey("client", 0, kDev, name); }
-std::string FetchKey(const std::string& name) { return RendezvousKey(kDev, 0, "client", name); }
-
-Output Feed(const Scope& s, const std::string& name) {
-  return OpBuilder(s.WithOpName(name), "_Recv")
-      .Attr("tensor_type", DT_FLOAT).Attr("tensor_name", name).Attr("send_device", "client")
-      .Attr("send_device_incarnation", 0).Attr("recv_device", kDev).FinalizeOutput();
-}
-
-void Fetch(const Scope& s, Output x, const std::string& name) {
-  OpBuilder(s.WithOpName(name + "_send"), "_Send").Input(x)
-      .Attr("tensor_name", name).Attr("send_device", kDev).Attr("send_device_incarnation", 0)
-      .Attr("recv_device", "client").Finalize();
-}
-
-std::unique_ptr<Executor> MakeExecutor(const Scope& s, Device* device) {
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  auto ex = Executor::Create(s.shared_graph(), device);
-  EXPECT_TRUE(ex.ok()) << ex.status().ToString();
-  return ex.ok() ? std::move(ex).value() : nullptr;
-}
 
 TEST(ExecutorTest, ChainReleasesEachBufferAfterItsLastConsumer) {
   auto device = NewCpuDevice(kDev, 2);

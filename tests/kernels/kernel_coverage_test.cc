@@ -25,16 +25,9 @@ const char* const kCoreOps[] = {
     "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad", "BroadcastGradientArgs",
     "Variable", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized", "_Send", "_Recv"};
 
-// Ops defined now whose kernels need the runtime's variable state.
-bool KernelComesWithTheRuntime(const std::string& op) {
-  return op == "Variable" || op == "Assign" || op == "AssignAdd" || op == "AssignSub" ||
-         op == "IsVariableInitialized";
-}
-
 TEST(KernelCoverageTest, EveryCoreOpIsDefinedAndHasACpuKernel) {
   for (const char* op : kCoreOps) {
     EXPECT_TRUE(OpRegistry::Global()->LookUp(op).ok()) << op << " is not registered";
-    if (KernelComesWithTheRuntime(op)) continue;
     bool cpu = false;
     for (const KernelDef* k : KernelRegistry::Global()->KernelsFor(op)) {
       cpu = cpu || k->device_type == DEVICE_CPU;

@@ -44,7 +44,9 @@ StatusOr<std::vector<Tensor>> RunOp(const std::string& op_name, const std::vecto
   TACT_ASSIGN_OR_RETURN(std::shared_ptr<const NodeProperties> props,
                         NodeProperties::Create(std::move(def)));
   for (size_t i = 0; i < inputs.size() && i < props->input_types.size(); ++i) {
-    if (BaseType(props->input_types[i]) != inputs[i].dtype()) {
+    const DataType want =
+        IsRefType(props->input_types[i]) ? DT_RESOURCE : props->input_types[i];
+    if (want != inputs[i].dtype()) {
       return errors::InvalidArgument(props->ErrorPrefix(), "input ", i, " must be ",
                                      DataTypeString(props->input_types[i]), ", given ",
                                      DataTypeString(inputs[i].dtype()));
