@@ -1,0 +1,124 @@
+#include "actors/session.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "actors/messages.h"
+#include "kernels/resource_mgr.h"
+
+namespace tact {
+namespace {
+
+// A one-shot value a client thread waits for while the actors work.
+template <typename T>
+class Latch {
+ public:
+  void Set(T value) {
+    std::lock_guard<std::mutex> lock(mu_);
+    value_.emplace(std::move(value));
+    cv_.notify_one();
+  }
+  T Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return value_.has_value(); });
+    return std::move(*value_);
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<T> value_;
+};
+
+class LocalSession final : public Session {
+ public:
+  explicit LocalSession(const SessionOptions& options) {
+    // Compute runs on the device's pools; CAF only routes messages, so one
+    // scheduler thread with the sharing policy avoids idle polling threads
+    // on small machines (../shared/notes/dependencies.md).
+    cfg_.set("scheduler.policy", caf::atom("sharing"));
+    cfg_.set("scheduler.max-threads", 1);
+    system_ = std::make_unique<caf::actor_system>(cfg_);
+    device_ = NewCpuDevice("/job:localhost/replica:0/task:0/device:CPU:0",
+                           options.intra_op_threads);
+    container_ = options.default_container.empty()
+                     ? ResourceMgr::Global()->NewPrivateContainerName("session")
+                     : options.default_container;
+    private_container_ = options.default_container.empty();
+    master_ = SpawnMaster(*system_, device_.get(), container_);
+  }
+
+  ~LocalSession() override {
+    Close();
+    system_.reset();  // waits for the actors to end
+  }
+
+  Status Extend(const GraphDef& graph) override {
+    if (closed_) return Closed();
+    auto call = std::make_shared<ExtendCall>();
+    call->graph = graph;
+    auto latch = std::make_shared<Latch<Status>>();
+    call->reply = [latch](Status s) { latch->Set(std::move(s)); };
+    caf::anon_send(master_, extend_atom::value, std::move(call));
+    return latch->Wait();
+  }
+
+  StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                    const std::vector<std::string>& fetches,
+                                    const std::vector<std::string>& targets,
+                                    RunMetadata* metadata) override {
+    // Counted before the check, so Close cannot end the master under us.
+    in_flight_.fetch_add(1);
+    if (closed_) {
+      in_flight_.fetch_sub(1);
+      return Closed();
+    }
+    auto call = std::make_shared<RunCall>();
+    call->feeds = feeds;
+    call->fetches = fetches;
+    call->targets = targets;
+    call->stats = metadata ? &metadata->step_stats : nullptr;
+    auto latch = std::make_shared<Latch<StatusOr<std::vector<Tensor>>>>();
+    call->reply = [latch](StatusOr<std::vector<Tensor>> r) { latch->Set(std::move(r)); };
+    caf::anon_send(master_, run_atom::value, std::move(call));
+    StatusOr<std::vector<Tensor>> result = latch->Wait();
+    in_flight_.fetch_sub(1);
+    return result;
+  }
+
+  Status Close() override {
+    if (closed_.exchange(true)) return Status::OK();
+    // Runs already started finish first; their replies need the master.
+    while (in_flight_.load() > 0) std::this_thread::yield();
+    caf::anon_send_exit(master_, caf::exit_reason::user_shutdown);
+    if (private_container_) ResourceMgr::Global()->Reset(container_);
+    return Status::OK();
+  }
+
+ private:
+  static Status Closed() { return errors::FailedPrecondition("the session is closed"); }
+
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> system_;
+  std::unique_ptr<Device> device_;
+  std::string container_;
+  bool private_container_ = false;
+  caf::actor master_;
+  std::atomic<bool> closed_{false};
+  std::atomic<int> in_flight_{0};
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Session>> Session::Create(const SessionOptions& options) {
+  if (options.intra_op_threads < 1) {
+    return errors::InvalidArgument("SessionOptions.intra_op_threads must be >= 1, got ",
+                                   options.intra_op_threads);
+  }
+  return std::unique_ptr<Session>(new LocalSession(options));
+}
+
+}  // namespace tact

@@ -1,0 +1,61 @@
+// Session: how a client runs graphs (paper 2). The local session puts the
+// client, the master and the worker in one process (paper 3), built on the
+// same actors the distributed runtime uses: a master actor that prunes and
+// registers partitions, and a partition actor per registered partition that
+// runs its executor.
+//
+//   auto session = Session::Create();
+//   (*session)->Extend(graph_def);
+//   auto out = (*session)->Run({{"x:0", x}}, {"relu:0"}, {});
+//   // out->at(0) is relu's value
+//
+// Thread-safe: Run may be called from several threads at once; each call
+// is its own step. Every error (an unknown feed, a wrong dtype, a kernel
+// failing) is returned as a Status and leaves the session usable.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actors/executor.h"
+#include "graph/graph_def.h"
+
+namespace tact {
+
+struct SessionOptions {
+  int intra_op_threads = 2;  // threads of the CPU device's pools
+  // Container for Variables that name none; empty gives the session a
+  // private one, so two sessions share variables only by naming a container.
+  std::string default_container;
+};
+
+// What a Run reports besides its fetches.
+struct RunMetadata {
+  StepStats step_stats;  // every node that ran in the step
+};
+
+class Session {
+ public:
+  static StatusOr<std::unique_ptr<Session>> Create(const SessionOptions& options = {});
+  virtual ~Session() = default;
+
+  // Adds the nodes of `graph` to the session's graph. The combined graph
+  // must be valid; on error nothing is added.
+  virtual Status Extend(const GraphDef& graph) = 0;
+
+  // Runs one step: feeds {"node:port" -> tensor}, returns the fetched
+  // tensors in the order of `fetches`, and runs `targets` for their effect.
+  // Only what the fetches and targets need is run; a fed tensor's producer
+  // is not.
+  virtual StatusOr<std::vector<Tensor>> Run(
+      const std::vector<std::pair<std::string, Tensor>>& feeds,
+      const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+      RunMetadata* metadata = nullptr) = 0;
+
+  // Ends the session: later calls fail with FailedPrecondition.
+  virtual Status Close() = 0;
+};
+
+}  // namespace tact

@@ -1,0 +1,167 @@
+#include "actors/session.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "graph/op_registry.h"
+#include "graph/ops/all_ops.h"
+
+namespace tact {
+namespace {
+
+std::unique_ptr<Session> NewSession(const Scope& s) {
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  auto session = Session::Create();
+  EXPECT_TRUE(session.ok());
+  auto def = s.ToGraphDef();
+  EXPECT_TRUE(def.ok());
+  EXPECT_TRUE((*session)->Extend(*def).ok());
+  return std::move(session).value();
+}
+
+TEST(SessionTest, Figure1ThroughRun) {
+  Scope s = Scope::NewRootScope();
+  auto b = Variable(s.WithOpName("b"), {3});
+  auto W = Variable(s.WithOpName("W"), {2, 3});
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  auto relu = Relu(s.WithOpName("relu"), Add(s, MatMul(s, x, W), b));
+  Assign(s.WithOpName("init_W"), W, Tensor::FromVector<float>({1, -2, 3, -4, 5, -6}, {2, 3}));
+  Assign(s.WithOpName("init_b"), b, Tensor::FromVector<float>({0.5f, 0.5f, -10}));
+  auto session = NewSession(s);
+  ASSERT_TRUE(session->Run({}, {}, {"init_W", "init_b"}).ok());
+  auto out = session->Run({{"x", Tensor::FromVector<float>({1, 2}, {1, 2})}}, {"relu"}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  // x W + b = [-6.5, 8.5, -19]; relu = [0, 8.5, 0].
+  const Tensor& r = (*out)[0];
+  EXPECT_EQ(r.data<float>()[0], 0.0f);
+  EXPECT_EQ(r.data<float>()[1], 8.5f);
+  EXPECT_EQ(r.data<float>()[2], 0.0f);
+}
+
+// Paper Figure 6: feeding b and fetching f:0 runs only what f needs from
+// b; the producers of b (a) and the other branch (d, e) never run.
+TEST(SessionTest, Figure6PartialExecutionRunsOnlyTheClosure) {
+  Scope s = Scope::NewRootScope();
+  auto a = Placeholder(s.WithOpName("a"), DT_FLOAT);
+  auto b = Neg(s.WithOpName("b"), a);
+  auto c = Square(s.WithOpName("c"), b);
+  auto d = Exp(s.WithOpName("d"), b);
+  Neg(s.WithOpName("e"), d);
+  auto f = Add(s.WithOpName("f"), c, c);
+  auto session = NewSession(s);
+  RunMetadata meta;
+  auto out = session->Run({{"b:0", Tensor::FromVector<float>({3})}}, {"f:0"}, {}, &meta);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].data<float>()[0], 18.0f);
+  EXPECT_TRUE(meta.step_stats.Ran("c"));
+  EXPECT_TRUE(meta.step_stats.Ran("f"));
+  EXPECT_FALSE(meta.step_stats.Ran("a"));
+  EXPECT_FALSE(meta.step_stats.Ran("b"));
+  EXPECT_FALSE(meta.step_stats.Ran("d"));
+  EXPECT_FALSE(meta.step_stats.Ran("e"));
+}
+
+TEST(SessionTest, AssignAddOverAThousandRunsAndFlatMemory) {
+  Scope s = Scope::NewRootScope();
+  auto v = Variable(s.WithOpName("v"), {}, DT_INT64);
+  Assign(s.WithOpName("init"), v, Tensor::Scalar<int64_t>(0));
+  Identity(s.WithOpName("add"), AssignAdd(s, v, Tensor::Scalar<int64_t>(1)));
+  auto session = NewSession(s);
+  ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+  StatusOr<std::vector<Tensor>> out = Status::OK();
+  int64_t bytes_after_warmup = 0;
+  for (int i = 0; i < 1000; ++i) {
+    out = session->Run({}, {"add"}, {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    if (i == 10) bytes_after_warmup = CpuAllocator()->GetStats().bytes_in_use;
+  }
+  EXPECT_EQ((*out)[0].scalar<int64_t>(), 1000);
+  EXPECT_LE(CpuAllocator()->GetStats().bytes_in_use, bytes_after_warmup + 1024);
+}
+
+TEST(SessionTest, ConcurrentRunsFromSeveralThreads) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  Square(s.WithOpName("y"), Add(s, x, 1.0f));
+  auto session = NewSession(s);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 100; ++i) {
+        const float v = static_cast<float>(t * 100 + i);
+        auto out = session->Run({{"x", Tensor::FromVector<float>({v})}}, {"y"}, {});
+        if (!out.ok() || (*out)[0].data<float>()[0] != (v + 1) * (v + 1)) ++wrong;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+REGISTER_OP("SessionTestNoKernel").Input("x: float").Output("y: float");
+
+TEST(SessionTest, EveryErrorLeavesTheSessionUsable) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT, {-1, 2});
+  auto y = Sqrt(s.WithOpName("y"), x);
+  OpBuilder(s.WithOpName("nokernel"), "SessionTestNoKernel").Input(x).Finalize();
+  // Fails mid-step: Sqrt is fine, the matmul of [n,2] by [3,1] is not.
+  MatMul(s.WithOpName("bad_matmul"), Reshape(s, y, {-1, 3}), Const(s, Tensor(DT_FLOAT, {3, 1})));
+  auto session = NewSession(s);
+  const Tensor good = Tensor::FromVector<float>({4, 9}, {1, 2});
+  struct Case {
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    std::vector<std::string> fetches;
+    std::vector<std::string> targets;
+    Code code;
+    const char* message;
+  };
+  const Case cases[] = {
+      {{{"nope", good}}, {"y"}, {}, Code::kNotFound, "feed 'nope' names no node"},
+      {{{"x", good}}, {"nope:0"}, {}, Code::kNotFound, "fetch 'nope:0' names no node"},
+      {{{"x", good}}, {"y:3"}, {}, Code::kInvalidArgument, "fetch 'y:3': node 'y' (op 'Sqrt') has 1 outputs"},
+      {{{"x", good}}, {}, {"nope"}, Code::kNotFound, "target 'nope' names no node"},
+      {{{"x", Tensor::FromVector<int32_t>({1, 2}, {1, 2})}}, {"y"}, {}, Code::kInvalidArgument,
+       "feed 'x' is int32 but the graph expects float"},
+      {{{"x", Tensor::FromVector<float>({1, 2, 3}, {1, 3})}}, {"y"}, {}, Code::kInvalidArgument,
+       "feed 'x' has shape [1,3] but placeholder 'x' has shape [?,2]"},
+      {{{"x", good}}, {"nokernel"}, {}, Code::kNotFound,
+       "node 'nokernel' (op 'SessionTestNoKernel'): no kernel registered for device CPU"},
+      {{{"x", good}}, {"bad_matmul"}, {}, Code::kInvalidArgument, "node 'Reshape' (op 'Reshape')"},
+      {{}, {"y"}, {}, Code::kInvalidArgument, "node 'x' (op 'Placeholder'): a value must be fed"},
+  };
+  for (const Case& c : cases) {
+    auto out = session->Run(c.feeds, c.fetches, c.targets);
+    EXPECT_EQ(out.status().code(), c.code) << c.message << ": " << out.status().ToString();
+    EXPECT_NE(out.status().message().find(c.message), std::string::npos) << out.status().message();
+    // And the next Run works.
+    auto ok = session->Run({{"x", good}}, {"y"}, {});
+    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    EXPECT_EQ((*ok)[0].data<float>()[1], 3.0f);
+  }
+  // A cycle offered to Extend is refused, and the graph is unchanged.
+  GraphDef cyclic;
+  NodeDef a;
+  a.name = "cyc_a";
+  a.op = "Identity";
+  a.inputs = {"cyc_b"};
+  a.attrs["T"] = AttrValue::Type(DT_FLOAT);
+  NodeDef b = a;
+  b.name = "cyc_b";
+  b.inputs = {"cyc_a"};
+  cyclic.nodes = {a, b};
+  Status ext = session->Extend(cyclic);
+  EXPECT_EQ(ext.code(), Code::kInvalidArgument);
+  EXPECT_NE(ext.message().find("cycle"), std::string::npos) << ext.message();
+  EXPECT_TRUE(session->Run({{"x", good}}, {"y"}, {}).ok());
+  // After Close every call fails cleanly.
+  EXPECT_TRUE(session->Close().ok());
+  auto closed = session->Run({{"x", good}}, {"y"}, {});
+  EXPECT_EQ(closed.status().code(), Code::kFailedPrecondition);
+  EXPECT_EQ(session->Extend(GraphDef()).code(), Code::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace tact
