@@ -13,6 +13,8 @@ namespace tact::apps {
 
 // `tact example`: builds the paper's Figure 1 graph and prints it.
 void AddExampleCommand(CLI::App& app, std::function<int()>& run);
+// `tact run --graph FILE --feed n:p=f.npy --fetch n:p [--target n] --out DIR`
+void AddRunCommand(CLI::App& app, std::function<int()>& run);
 // `tact bench matmul ...`
 void AddBenchCommand(CLI::App& app, std::function<int()>& run);
 

@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::function<int()> run;
   tact::apps::AddExampleCommand(app, run);
+  tact::apps::AddRunCommand(app, run);
   tact::apps::AddBenchCommand(app, run);
   try {
     app.parse(argc, argv);
