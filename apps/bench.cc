@@ -10,6 +10,7 @@ void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   CLI::App* bench = app.add_subcommand("bench", "benchmarks; each prints one JSON line");
   bench->require_subcommand(1);
   AddBenchMatmul(*bench, run);
+  AddBenchExecutor(*bench, run);
 }
 
 }  // namespace tact::apps

@@ -33,4 +33,17 @@ struct MatmulBenchResult {
 // differ.
 StatusOr<MatmulBenchResult> BenchMatmul(int64_t n, int threads, int reps);
 
+// `tact bench executor --nodes N [--reps R] [--json]`.
+void AddBenchExecutor(CLI::App& bench, std::function<int()>& run);
+
+struct ExecutorBenchResult {
+  int nodes = 0;
+  double ns_per_node_chain = 0;  // a chain of N scalar Adds, per node, Run included
+  double ns_per_node_wide = 0;   // N independent Adds joined by AddN trees, per Add
+  double run_overhead_us = 0;    // one Run of a one-node graph
+};
+
+// Builds each graph in its own Session and reports median Run times.
+StatusOr<ExecutorBenchResult> BenchExecutor(int nodes, int reps);
+
 }  // namespace tact::apps
