@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "actors/messages.h"
+#include "devices/device_factory.h"
 #include "kernels/resource_mgr.h"
 
 namespace tact {
@@ -35,20 +36,19 @@ class Latch {
 
 class LocalSession final : public Session {
  public:
-  explicit LocalSession(const SessionOptions& options) {
+  LocalSession(const SessionOptions& options, std::vector<std::unique_ptr<Device>> devices)
+      : devices_(std::move(devices)) {
     // Compute runs on the device's pools; CAF only routes messages, so one
     // scheduler thread with the sharing policy avoids idle polling threads
     // on small machines (../shared/notes/dependencies.md).
     cfg_.set("scheduler.policy", caf::atom("sharing"));
     cfg_.set("scheduler.max-threads", 1);
     system_ = std::make_unique<caf::actor_system>(cfg_);
-    device_ = NewCpuDevice("/job:localhost/replica:0/task:0/device:CPU:0",
-                           options.intra_op_threads);
     container_ = options.default_container.empty()
                      ? ResourceMgr::Global()->NewPrivateContainerName("session")
                      : options.default_container;
     private_container_ = options.default_container.empty();
-    master_ = SpawnMaster(*system_, device_.get(), container_);
+    master_ = SpawnMaster(*system_, devices_[0].get(), container_);
   }
 
   ~LocalSession() override {
@@ -103,7 +103,7 @@ class LocalSession final : public Session {
 
   caf::actor_system_config cfg_;
   std::unique_ptr<caf::actor_system> system_;
-  std::unique_ptr<Device> device_;
+  std::vector<std::unique_ptr<Device>> devices_;
   std::string container_;
   bool private_container_ = false;
   caf::actor master_;
@@ -118,7 +118,11 @@ StatusOr<std::unique_ptr<Session>> Session::Create(const SessionOptions& options
     return errors::InvalidArgument("SessionOptions.intra_op_threads must be >= 1, got ",
                                    options.intra_op_threads);
   }
-  return std::unique_ptr<Session>(new LocalSession(options));
+  TACT_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Device>> devices,
+                        CreateDevices(options.device_count, "/job:localhost/replica:0/task:0",
+                                      options.intra_op_threads));
+  if (devices.empty()) return errors::InvalidArgument("SessionOptions.device_count names no device");
+  return std::unique_ptr<Session>(new LocalSession(options, std::move(devices)));
 }
 
 }  // namespace tact

@@ -14,6 +14,7 @@
 // failing) is returned as a Status and leaves the session usable.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,7 +26,10 @@
 namespace tact {
 
 struct SessionOptions {
-  int intra_op_threads = 2;  // threads of the CPU device's pools
+  // Devices of this process by type ({"CPU": 4} makes four CPU devices).
+  // Until placement arrives every node runs on the first one.
+  std::map<std::string, int> device_count = {{"CPU", 1}};
+  int intra_op_threads = 2;  // threads of each device's pools
   // Container for Variables that name none; empty gives the session a
   // private one, so two sessions share variables only by naming a container.
   std::string default_container;

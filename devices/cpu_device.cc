@@ -40,3 +40,28 @@ std::unique_ptr<Device> NewCpuDevice(const std::string& name, int num_threads,
 }
 
 }  // namespace tact
+
+#include "devices/device_factory.h"
+
+namespace tact {
+namespace {
+
+class CpuDeviceFactory final : public DeviceFactory {
+ public:
+  StatusOr<std::vector<std::unique_ptr<Device>>> CreateDevices(const std::string& task_prefix,
+                                                               int count, int threads) override {
+    std::vector<std::unique_ptr<Device>> out;
+    for (int i = 0; i < count; ++i) {
+      out.push_back(NewCpuDevice(task_prefix + "/device:CPU:" + std::to_string(i), threads));
+    }
+    return out;
+  }
+};
+
+const bool kCpuFactoryRegistered = [] {
+  RegisterDeviceFactory(DEVICE_CPU, std::make_unique<CpuDeviceFactory>());
+  return true;
+}();
+
+}  // namespace
+}  // namespace tact

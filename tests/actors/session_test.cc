@@ -25,7 +25,7 @@ TEST(SessionTest, Figure1ThroughRun) {
   auto b = Variable(s.WithOpName("b"), {3});
   auto W = Variable(s.WithOpName("W"), {2, 3});
   auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
-  auto relu = Relu(s.WithOpName("relu"), Add(s, MatMul(s, x, W), b));
+  Relu(s.WithOpName("relu"), Add(s, MatMul(s, x, W), b));
   Assign(s.WithOpName("init_W"), W, Tensor::FromVector<float>({1, -2, 3, -4, 5, -6}, {2, 3}));
   Assign(s.WithOpName("init_b"), b, Tensor::FromVector<float>({0.5f, 0.5f, -10}));
   auto session = NewSession(s);
@@ -48,7 +48,7 @@ TEST(SessionTest, Figure6PartialExecutionRunsOnlyTheClosure) {
   auto c = Square(s.WithOpName("c"), b);
   auto d = Exp(s.WithOpName("d"), b);
   Neg(s.WithOpName("e"), d);
-  auto f = Add(s.WithOpName("f"), c, c);
+  Add(s.WithOpName("f"), c, c);
   auto session = NewSession(s);
   RunMetadata meta;
   auto out = session->Run({{"b:0", Tensor::FromVector<float>({3})}}, {"f:0"}, {}, &meta);
@@ -161,6 +161,27 @@ TEST(SessionTest, EveryErrorLeavesTheSessionUsable) {
   auto closed = session->Run({{"x", good}}, {"y"}, {});
   EXPECT_EQ(closed.status().code(), Code::kFailedPrecondition);
   EXPECT_EQ(session->Extend(GraphDef()).code(), Code::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace tact
+
+namespace tact {
+namespace {
+
+TEST(SessionTest, CreateRejectsBadOptions) {
+  SessionOptions bad_type;
+  bad_type.device_count = {{"tpu", 1}};
+  EXPECT_EQ(Session::Create(bad_type).status().code(), Code::kNotFound);
+  SessionOptions none;
+  none.device_count = {{"cpu", 0}};
+  EXPECT_EQ(Session::Create(none).status().code(), Code::kInvalidArgument);
+  SessionOptions threads;
+  threads.intra_op_threads = 0;
+  EXPECT_EQ(Session::Create(threads).status().code(), Code::kInvalidArgument);
+  SessionOptions four;
+  four.device_count = {{"CPU", 4}};
+  EXPECT_TRUE(Session::Create(four).ok());
 }
 
 }  // namespace

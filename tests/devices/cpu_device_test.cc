@@ -17,3 +17,38 @@ TEST(CpuDeviceTest, HasTypeThreadsAndAllocator) {
 
 }  // namespace
 }  // namespace tact
+
+#include "devices/device_factory.h"
+#include "devices/device_name.h"
+
+namespace tact {
+namespace {
+
+TEST(DeviceFactoryTest, FourCpuDevicesInOneProcess) {
+  auto devices = CreateDevices({{"cpu", 4}}, "/job:localhost/replica:0/task:0", 1);
+  ASSERT_TRUE(devices.ok()) << devices.status().ToString();
+  ASSERT_EQ(devices->size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    const Device& d = *(*devices)[i];
+    EXPECT_EQ(d.name(), "/job:localhost/replica:0/task:0/device:CPU:" + std::to_string(i));
+    auto parsed = DeviceName::Parse(d.name());
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_TRUE(parsed->IsFullySpecified());
+  }
+  // Each device counts its own bytes.
+  Tensor t((*devices)[1]->allocator(), DT_FLOAT, {1000});
+  EXPECT_EQ((*devices)[1]->allocator()->GetStats().bytes_in_use, 4000);
+  EXPECT_EQ((*devices)[2]->allocator()->GetStats().bytes_in_use, 0);
+}
+
+TEST(DeviceFactoryTest, UnknownTypesAndBadCountsAreErrors) {
+  auto tpu = CreateDevices({{"tpu", 1}}, "/job:localhost/replica:0/task:0", 1);
+  EXPECT_EQ(tpu.status().code(), Code::kNotFound);
+  EXPECT_NE(tpu.status().message().find("no device factory for type 'tpu' (known: CPU"),
+            std::string::npos) << tpu.status().message();
+  EXPECT_EQ(CreateDevices({{"cpu", -1}}, "/job:a", 1).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(CreateDevices({{"cpu", 1}}, "/job:a", 0).status().code(), Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tact

@@ -1,0 +1,64 @@
+#include "devices/device_factory.h"
+
+#include <cctype>
+#include <mutex>
+
+namespace tact {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<DeviceFactory>> factories;
+};
+
+Registry& GetRegistry() {
+  static Registry* const kRegistry = new Registry();  // used by static initialisers
+  return *kRegistry;
+}
+
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+void RegisterDeviceFactory(const std::string& type, std::unique_ptr<DeviceFactory> factory) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.factories.emplace(Upper(type), std::move(factory));
+}
+
+std::vector<std::string> RegisteredDeviceTypes() {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<std::string> types;
+  for (const auto& [type, f] : r.factories) types.push_back(type);
+  return types;
+}
+
+StatusOr<std::vector<std::unique_ptr<Device>>> CreateDevices(
+    const std::map<std::string, int>& counts, const std::string& task_prefix, int threads) {
+  if (threads < 1) return errors::InvalidArgument("threads per device must be >= 1, got ", threads);
+  std::vector<std::unique_ptr<Device>> devices;
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (const auto& [raw_type, count] : counts) {
+    const std::string type = Upper(raw_type);
+    if (count < 0) {
+      return errors::InvalidArgument("device count for '", raw_type, "' is negative (", count, ")");
+    }
+    auto it = r.factories.find(type);
+    if (it == r.factories.end()) {
+      std::string known;
+      for (const auto& [t, f] : r.factories) known += (known.empty() ? "" : ", ") + t;
+      return errors::NotFound("no device factory for type '", raw_type, "' (known: ", known, ")");
+    }
+    TACT_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Device>> made,
+                          it->second->CreateDevices(task_prefix, count, threads));
+    for (auto& d : made) devices.push_back(std::move(d));
+  }
+  return devices;
+}
+
+}  // namespace tact

@@ -1,0 +1,38 @@
+// Device factories by device type: how a process turns {"CPU": 4} into
+// four Device objects named /job:J/replica:R/task:T/device:CPU:0..3, so
+// that multi-device code runs and is tested on one machine.
+//
+// Factories register at static-initialisation time (the CPU one in
+// cpu_device.cc; a GPU one where CUDA is built and a device is present).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+#include "graph/status.h"
+
+namespace tact {
+
+class DeviceFactory {
+ public:
+  virtual ~DeviceFactory() = default;
+  // `count` devices of this type under `task_prefix`
+  // ("/job:localhost/replica:0/task:0"), each with `threads` compute threads.
+  virtual StatusOr<std::vector<std::unique_ptr<Device>>> CreateDevices(
+      const std::string& task_prefix, int count, int threads) = 0;
+};
+
+// Type names are upper case ("CPU"); registering a type twice keeps the first.
+void RegisterDeviceFactory(const std::string& type, std::unique_ptr<DeviceFactory> factory);
+std::vector<std::string> RegisteredDeviceTypes();
+
+// Devices for every (type, count) of `counts` (types case-insensitive), in
+// type order. NotFound naming the type and the known ones for an unknown
+// type; InvalidArgument for a negative count or threads < 1.
+StatusOr<std::vector<std::unique_ptr<Device>>> CreateDevices(
+    const std::map<std::string, int>& counts, const std::string& task_prefix, int threads);
+
+}  // namespace tact
