@@ -1,4 +1,5 @@
 #include "graph/graph_def_codec.h"
+#include "graph/graph_def_proto.h"
 
 #include <capnp/message.h>
 #include <kj/exception.h>
@@ -219,6 +220,8 @@ StatusOr<NodeDef> ReadNode(schema::NodeDef::Reader in, uint32_t index) {
   return n;
 }
 
+}  // namespace
+
 Status GraphDefToProto(const GraphDef& def, schema::GraphDef::Builder out) {
   out.setVersion(def.version);
   auto nodes = out.initNodes(static_cast<unsigned>(def.nodes.size()));
@@ -247,8 +250,6 @@ StatusOr<GraphDef> GraphDefFromProto(schema::GraphDef::Reader in, size_t message
   }
   return def;
 }
-
-}  // namespace
 
 StatusOr<std::string> SerializeGraphDef(const GraphDef& def) {
   // capnp throws for what its format cannot hold (a string or list over

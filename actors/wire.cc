@@ -1,0 +1,192 @@
+#include "actors/wire.h"
+
+#include <capnp/message.h>
+#include <kj/exception.h>
+
+#include "graph/graph_def_proto.h"
+#include "graph/tensor_codec.h"
+#include "schemas/runtime.capnp.h"
+
+namespace tact {
+namespace {
+
+// Builds a message of root type R with `fill`; capnp's own limits become
+// InvalidArgument rather than an exception.
+template <typename R, typename Fill>
+StatusOr<std::string> Build(const char* what, Fill&& fill) {
+  try {
+    capnp::MallocMessageBuilder message;
+    TACT_RETURN_IF_ERROR(fill(message.initRoot<R>()));
+    return MessageToBytes(message);
+  } catch (const kj::Exception& e) {
+    return errors::InvalidArgument(what, " cannot be serialised: ", e.getDescription().cStr());
+  }
+}
+
+template <typename R, typename Read>
+Status Parse(std::string_view bytes, const char* what, Read&& read) {
+  return ReadCapnpMessage(bytes, what, [&](capnp::MessageReader& r) -> Status {
+    Status s = read(r.getRoot<R>(), bytes.size() / 8);
+    return s.WithPrefix(s.ok() ? "" : std::string(what) + ": ");
+  });
+}
+
+void StatusToProto(const Status& s, schema::StatusProto::Builder out) {
+  out.setCode(static_cast<int32_t>(s.code()));
+  out.setMessage(s.message());
+}
+
+// The carried status into *out; the return value is whether it decoded
+// (a StatusOr<Status> would blur the two).
+Status StatusFromProto(schema::StatusProto::Reader in, Status* out) {
+  const int32_t code = in.getCode();
+  if (code < 0 || code > static_cast<int32_t>(Code::kUnauthenticated)) {
+    return errors::InvalidArgument("unknown status code ", code);
+  }
+  *out = Status(static_cast<Code>(code), in.getMessage());
+  return Status::OK();
+}
+
+Status TensorsToProto(const NamedTensors& ts, capnp::List<schema::NamedTensor>::Builder out) {
+  for (size_t i = 0; i < ts.size(); ++i) {
+    out[i].setName(ts[i].first);
+    Status s = TensorToProto(ts[i].second, out[i].initTensor());
+    if (!s.ok()) return s.WithPrefix("tensor '" + ts[i].first + "': ");
+  }
+  return Status::OK();
+}
+
+StatusOr<NamedTensors> TensorsFromProto(capnp::List<schema::NamedTensor>::Reader in) {
+  NamedTensors out;
+  for (uint32_t i = 0; i < in.size(); ++i) {
+    const std::string name = in[i].getName();
+    StatusOr<Tensor> t = TensorFromProto(in[i].getTensor());
+    if (!t.ok()) return t.status().WithPrefix("tensor '" + name + "': ");
+    out.emplace_back(name, std::move(t).value());
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::string> Encode(const WireRegisterPartition& m) {
+  return Build<schema::RegisterPartition>("RegisterPartition", [&](auto out) {
+    out.setHandle(m.handle);
+    out.setDevice(m.device);
+    out.setIncarnation(m.incarnation);
+    return GraphDefToProto(m.graph, out.initGraph());
+  });
+}
+
+Status Decode(std::string_view bytes, WireRegisterPartition* m) {
+  return Parse<schema::RegisterPartition>(bytes, "RegisterPartition", [&](auto in, size_t words) {
+    m->handle = in.getHandle();
+    m->device = in.getDevice();
+    m->incarnation = in.getIncarnation();
+    TACT_ASSIGN_OR_RETURN(m->graph, GraphDefFromProto(in.getGraph(), words));
+    return Status::OK();
+  });
+}
+
+StatusOr<std::string> Encode(const WireRunStep& m) {
+  return Build<schema::RunStep>("RunStep", [&](auto out) {
+    out.setStepId(m.step_id);
+    out.setHandle(m.handle);
+    return TensorsToProto(m.feeds, out.initFeeds(static_cast<unsigned>(m.feeds.size())));
+  });
+}
+
+Status Decode(std::string_view bytes, WireRunStep* m) {
+  return Parse<schema::RunStep>(bytes, "RunStep", [&](auto in, size_t) {
+    m->step_id = in.getStepId();
+    m->handle = in.getHandle();
+    TACT_ASSIGN_OR_RETURN(m->feeds, TensorsFromProto(in.getFeeds()));
+    return Status::OK();
+  });
+}
+
+StatusOr<std::string> Encode(const WireStepDone& m) {
+  return Build<schema::StepDone>("StepDone", [&](auto out) {
+    out.setStepId(m.step_id);
+    out.setHandle(m.handle);
+    StatusToProto(m.status, out.initStatus());
+    auto stats = out.initStats(static_cast<unsigned>(m.stats.size()));
+    for (size_t i = 0; i < m.stats.size(); ++i) {
+      stats[i].setNode(m.stats[i].node_name);
+      stats[i].setStartNs(m.stats[i].start_ns);
+      stats[i].setEndNs(m.stats[i].end_ns);
+    }
+    return TensorsToProto(m.fetched, out.initFetched(static_cast<unsigned>(m.fetched.size())));
+  });
+}
+
+Status Decode(std::string_view bytes, WireStepDone* m) {
+  return Parse<schema::StepDone>(bytes, "StepDone", [&](auto in, size_t) {
+    m->step_id = in.getStepId();
+    m->handle = in.getHandle();
+    TACT_RETURN_IF_ERROR(StatusFromProto(in.getStatus(), &m->status));
+    m->stats.clear();
+    for (auto s : in.getStats()) {
+      NodeExecStats n;
+      n.node_name = s.getNode();
+      n.start_ns = s.getStartNs();
+      n.end_ns = s.getEndNs();
+      m->stats.push_back(std::move(n));
+    }
+    TACT_ASSIGN_OR_RETURN(m->fetched, TensorsFromProto(in.getFetched()));
+    return Status::OK();
+  });
+}
+
+StatusOr<std::string> Encode(const WireRendezvousTensor& m) {
+  return Build<schema::RendezvousTensor>("RendezvousTensor", [&](auto out) {
+    out.setStepId(m.step_id);
+    out.setKey(m.key);
+    return TensorToProto(m.tensor, out.initTensor());
+  });
+}
+
+Status Decode(std::string_view bytes, WireRendezvousTensor* m) {
+  return Parse<schema::RendezvousTensor>(bytes, "RendezvousTensor", [&](auto in, size_t) {
+    m->step_id = in.getStepId();
+    m->key = in.getKey();
+    TACT_ASSIGN_OR_RETURN(m->tensor, TensorFromProto(in.getTensor()));
+    return Status::OK();
+  });
+}
+
+StatusOr<std::string> Encode(const WireAbortStep& m) {
+  return Build<schema::AbortStep>("AbortStep", [&](auto out) {
+    out.setStepId(m.step_id);
+    StatusToProto(m.status, out.initStatus());
+    return Status::OK();
+  });
+}
+
+Status Decode(std::string_view bytes, WireAbortStep* m) {
+  return Parse<schema::AbortStep>(bytes, "AbortStep", [&](auto in, size_t) {
+    m->step_id = in.getStepId();
+    TACT_RETURN_IF_ERROR(StatusFromProto(in.getStatus(), &m->status));
+    return Status::OK();
+  });
+}
+
+StatusOr<std::string> Encode(const WireHealthPing& m) {
+  return Build<schema::HealthPing>("HealthPing", [&](auto out) {
+    out.setSequence(m.sequence);
+    out.setSentMicros(m.sent_micros);
+    out.setIncarnation(m.incarnation);
+    return Status::OK();
+  });
+}
+
+Status Decode(std::string_view bytes, WireHealthPing* m) {
+  return Parse<schema::HealthPing>(bytes, "HealthPing", [&](auto in, size_t) {
+    m->sequence = in.getSequence();
+    m->sent_micros = in.getSentMicros();
+    m->incarnation = in.getIncarnation();
+    return Status::OK();
+  });
+}
+
+}  // namespace tact

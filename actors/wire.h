@@ -1,0 +1,76 @@
+// The runtime's messages in the form they cross a process boundary: each
+// struct mirrors one message of schemas/runtime.capnp, and Encode/Decode*
+// convert with one Cap'n Proto serialisation (tensor bytes copied once into
+// the message, once out of it).
+//
+// Decoding never trusts the bytes: DataLoss for a malformed message,
+// InvalidArgument (naming the field) for a well-formed one holding a value
+// tact cannot use. Thread-safe: no shared state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "actors/executor.h"
+#include "graph/graph_def.h"
+
+namespace tact {
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+struct WireRegisterPartition {
+  std::string handle;
+  std::string device;
+  GraphDef graph;
+  uint64_t incarnation = 0;
+};
+
+struct WireRunStep {
+  int64_t step_id = 0;
+  std::string handle;
+  NamedTensors feeds;
+};
+
+struct WireStepDone {
+  int64_t step_id = 0;
+  std::string handle;
+  Status status;
+  NamedTensors fetched;
+  std::vector<NodeExecStats> stats;
+};
+
+struct WireRendezvousTensor {
+  int64_t step_id = 0;
+  std::string key;
+  Tensor tensor;
+};
+
+struct WireAbortStep {
+  int64_t step_id = 0;
+  Status status;
+};
+
+struct WireHealthPing {
+  uint64_t sequence = 0;
+  int64_t sent_micros = 0;
+  uint64_t incarnation = 0;
+};
+
+StatusOr<std::string> Encode(const WireRegisterPartition& m);
+StatusOr<std::string> Encode(const WireRunStep& m);
+StatusOr<std::string> Encode(const WireStepDone& m);
+StatusOr<std::string> Encode(const WireRendezvousTensor& m);
+StatusOr<std::string> Encode(const WireAbortStep& m);
+StatusOr<std::string> Encode(const WireHealthPing& m);
+
+Status Decode(std::string_view bytes, WireRegisterPartition* m);
+Status Decode(std::string_view bytes, WireRunStep* m);
+Status Decode(std::string_view bytes, WireStepDone* m);
+Status Decode(std::string_view bytes, WireRendezvousTensor* m);
+Status Decode(std::string_view bytes, WireAbortStep* m);
+Status Decode(std::string_view bytes, WireHealthPing* m);
+
+}  // namespace tact

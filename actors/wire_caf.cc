@@ -1,0 +1,52 @@
+#include "actors/wire_caf.h"
+
+namespace tact {
+namespace {
+
+template <typename T>
+caf::error Save(caf::serializer& f, const T& x) {
+  StatusOr<std::string> bytes = Encode(x);
+  if (!bytes.ok()) return caf::make_error(caf::sec::invalid_argument, bytes.status().ToString());
+  uint64_t n = bytes->size();
+  if (auto err = f(n)) return err;
+  return f.apply_raw(bytes->size(), bytes->data());
+}
+
+template <typename T>
+caf::error Load(caf::deserializer& f, T& x) {
+  uint64_t n = 0;
+  if (auto err = f(n)) return err;
+  if (n > kMaxWireMessageBytes) {
+    return caf::make_error(caf::sec::invalid_argument,
+                           "wire message of " + std::to_string(n) + " bytes is over the limit");
+  }
+  std::string bytes(n, '\0');
+  if (auto err = f.apply_raw(n, bytes.data())) return err;
+  Status s = Decode(bytes, &x);
+  if (!s.ok()) return caf::make_error(caf::sec::invalid_argument, s.ToString());
+  return caf::none;
+}
+
+}  // namespace
+
+#define TACT_WIRE_DEFINE(T)                                                         \
+  caf::error inspect(caf::serializer& f, T& x) { return Save(f, x); }               \
+  caf::error inspect(caf::deserializer& f, T& x) { return Load(f, x); }
+TACT_WIRE_DEFINE(WireRegisterPartition)
+TACT_WIRE_DEFINE(WireRunStep)
+TACT_WIRE_DEFINE(WireStepDone)
+TACT_WIRE_DEFINE(WireRendezvousTensor)
+TACT_WIRE_DEFINE(WireAbortStep)
+TACT_WIRE_DEFINE(WireHealthPing)
+#undef TACT_WIRE_DEFINE
+
+void AddRuntimeMessageTypes(caf::actor_system_config& cfg) {
+  cfg.add_message_type<WireRegisterPartition>("tact::WireRegisterPartition");
+  cfg.add_message_type<WireRunStep>("tact::WireRunStep");
+  cfg.add_message_type<WireStepDone>("tact::WireStepDone");
+  cfg.add_message_type<WireRendezvousTensor>("tact::WireRendezvousTensor");
+  cfg.add_message_type<WireAbortStep>("tact::WireAbortStep");
+  cfg.add_message_type<WireHealthPing>("tact::WireHealthPing");
+}
+
+}  // namespace tact

@@ -1,0 +1,70 @@
+# Every message between tact's actors when it crosses a process boundary
+# (inside a process the same messages travel as C++ objects holding
+# refcounted tensors, never copied). actors/wire.h converts.
+@0x96f6b05626daf36a;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("tact::schema");
+
+using Graph = import "graph.capnp";
+using Tensor = import "tensor.capnp";
+
+struct StatusProto {
+  code @0 :Int32;            # tact::Code
+  message @1 :Text;
+}
+
+struct NamedTensor {
+  name @0 :Text;             # "node:port" for feeds and fetches
+  tensor @1 :Tensor.TensorProto;
+}
+
+# Master -> worker: hold this partition's graph, run it on `device`.
+struct RegisterPartition {
+  handle @0 :Text;           # the master's name for the partition
+  device @1 :Text;
+  graph @2 :Graph.GraphDef;
+  incarnation @3 :UInt64;    # of the master, for rendezvous keys after restarts
+}
+
+# Master -> partition: run one step.
+struct RunStep {
+  stepId @0 :Int64;
+  handle @1 :Text;
+  feeds @2 :List(NamedTensor);
+}
+
+struct NodeStats {
+  node @0 :Text;
+  startNs @1 :Int64;
+  endNs @2 :Int64;
+}
+
+# Partition -> master: the step finished (or failed).
+struct StepDone {
+  stepId @0 :Int64;
+  handle @1 :Text;
+  status @2 :StatusProto;
+  fetched @3 :List(NamedTensor);
+  stats @4 :List(NodeStats);
+}
+
+# Send endpoint -> Recv endpoint: the tensor for one rendezvous key.
+struct RendezvousTensor {
+  stepId @0 :Int64;
+  key @1 :Text;
+  tensor @2 :Tensor.TensorProto;
+}
+
+# Master -> partitions: abort a step everywhere.
+struct AbortStep {
+  stepId @0 :Int64;
+  status @1 :StatusProto;
+}
+
+# Master <-> task health checks.
+struct HealthPing {
+  sequence @0 :UInt64;
+  sentMicros @1 :Int64;
+  incarnation @2 :UInt64;
+}

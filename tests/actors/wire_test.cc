@@ -1,0 +1,144 @@
+// The runtime's wire messages: Cap'n Proto round trips, hostile bytes, and
+// the same bytes through CAF's own serializer as remoting will use them.
+#include "actors/wire.h"
+
+#include <gtest/gtest.h>
+
+#include "actors/wire_caf.h"
+#include "graph/ops/all_ops.h"
+
+namespace tact {
+namespace {
+
+NamedTensors SomeTensors() {
+  Tensor s(DT_STRING, {2});
+  s.data<std::string>()[0] = "alpha";
+  s.data<std::string>()[1] = std::string(300, 'z');
+  return {{"x:0", Tensor::FromVector<float>({1.5f, -2, 3}, {3})}, {"names:0", s},
+          {"scalar:0", Tensor::Scalar<int64_t>(-7)}};
+}
+
+void ExpectSameTensors(const NamedTensors& a, const NamedTensors& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].first, b[i].first);
+    EXPECT_TRUE(a[i].second.BitwiseEqual(b[i].second)) << a[i].first;
+  }
+}
+
+TEST(WireTest, EveryMessageRoundTrips) {
+  Scope s = Scope::NewRootScope();
+  Relu(s, MatMul(s, Placeholder(s, DT_FLOAT), Variable(s, {3, 3})));
+  WireRegisterPartition reg{"p1", "/job:worker/replica:0/task:1/device:CPU:0", *s.ToGraphDef(), 42};
+  WireRegisterPartition reg2;
+  ASSERT_TRUE(Decode(*Encode(reg), &reg2).ok());
+  EXPECT_EQ(reg2.handle, "p1");
+  EXPECT_EQ(reg2.device, reg.device);
+  EXPECT_EQ(reg2.incarnation, 42u);
+  EXPECT_TRUE(reg2.graph == reg.graph);
+
+  WireRunStep run{17, "p1", SomeTensors()};
+  WireRunStep run2;
+  ASSERT_TRUE(Decode(*Encode(run), &run2).ok());
+  EXPECT_EQ(run2.step_id, 17);
+  ExpectSameTensors(run.feeds, run2.feeds);
+
+  WireStepDone done{17, "p1", errors::Aborted("node 'x' (op 'Y'): gone"), SomeTensors(), {}};
+  NodeExecStats st;
+  st.node_name = "relu";
+  st.start_ns = 5;
+  st.end_ns = 9;
+  done.stats.push_back(st);
+  WireStepDone done2;
+  ASSERT_TRUE(Decode(*Encode(done), &done2).ok());
+  EXPECT_EQ(done2.status, done.status);
+  ExpectSameTensors(done.fetched, done2.fetched);
+  ASSERT_EQ(done2.stats.size(), 1u);
+  EXPECT_EQ(done2.stats[0].node_name, "relu");
+  EXPECT_EQ(done2.stats[0].end_ns, 9);
+
+  WireRendezvousTensor rt{3, "a;0;b;t", Tensor::FromVector<double>({1e300, -0.0})};
+  WireRendezvousTensor rt2;
+  ASSERT_TRUE(Decode(*Encode(rt), &rt2).ok());
+  EXPECT_EQ(rt2.key, rt.key);
+  EXPECT_TRUE(rt2.tensor.BitwiseEqual(rt.tensor));
+
+  WireAbortStep ab{9, errors::Unavailable("task 1 lost")};
+  WireAbortStep ab2;
+  ASSERT_TRUE(Decode(*Encode(ab), &ab2).ok());
+  EXPECT_EQ(ab2.status, ab.status);
+
+  WireHealthPing hp{5, 123456, 2};
+  WireHealthPing hp2;
+  ASSERT_TRUE(Decode(*Encode(hp), &hp2).ok());
+  EXPECT_EQ(hp2.sequence, 5u);
+  EXPECT_EQ(hp2.sent_micros, 123456);
+}
+
+TEST(WireTest, HostileBytesAreErrorsNeverCrashes) {
+  const std::string good = *Encode(WireRunStep{1, "p", SomeTensors()});
+  for (size_t len = 0; len < good.size(); len += 8) {
+    WireRunStep m;
+    Status s = Decode(std::string_view(good).substr(0, len), &m);
+    EXPECT_FALSE(s.ok()) << len;
+  }
+  std::string flipped = good;
+  for (size_t i = 8; i < flipped.size(); i += 13) flipped[i] ^= 0x5a;
+  WireRunStep m;
+  (void)Decode(flipped, &m);  // may decode or not; must not crash
+  WireRunStep half;
+  Status s = Decode(std::string_view(good).substr(0, good.size() / 2 / 8 * 8), &half);
+  EXPECT_EQ(s.code(), Code::kDataLoss) << s.ToString();
+  EXPECT_NE(s.message().find("RunStep"), std::string::npos) << s.message();
+}
+
+TEST(WireTest, ThroughCafsSerializerAsRemotingSendsThem) {
+  caf::actor_system_config cfg;
+  AddRuntimeMessageTypes(cfg);
+  caf::actor_system sys{cfg};
+  WireRunStep run{11, "p9", SomeTensors()};
+  caf::message msg = caf::make_message(run);
+  std::vector<char> buf;
+  caf::binary_serializer sink{sys, buf};
+  ASSERT_FALSE(sink(msg));
+  // The Cap'n Proto bytes travelled, not just a type name.
+  EXPECT_GT(buf.size(), Encode(run)->size());
+  caf::message back;
+  caf::binary_deserializer source{sys, buf};
+  ASSERT_FALSE(source(back));
+  ASSERT_TRUE(back.match_elements<WireRunStep>());
+  const WireRunStep& got = back.get_as<WireRunStep>(0);
+  EXPECT_EQ(got.step_id, 11);
+  EXPECT_EQ(got.handle, "p9");
+  ExpectSameTensors(run.feeds, got.feeds);
+  // A message cut short in transit: CAF's message reader yields an empty
+  // message rather than an error; nothing half-decoded is delivered.
+  std::vector<char> cut(buf.begin(), buf.begin() + buf.size() / 2);
+  caf::message junk;
+  caf::binary_deserializer partial{sys, cut};
+  (void)partial(junk);
+  EXPECT_FALSE(junk.match_elements<WireRunStep>());
+  // Our own reader of one message reports the damage.
+  std::vector<char> one;
+  caf::binary_serializer one_sink{sys, one};
+  ASSERT_FALSE(one_sink(run));
+  for (size_t len : {one.size() / 2, one.size() - 8, size_t{4}}) {
+    std::vector<char> bytes(one.begin(), one.begin() + len);
+    WireRunStep x;
+    caf::binary_deserializer reader{sys, bytes};
+    EXPECT_TRUE(static_cast<bool>(reader(x))) << len;
+  }
+  // A length prefix over the limit is refused before anything is allocated.
+  std::vector<char> huge;
+  caf::binary_serializer huge_sink{sys, huge};
+  uint64_t n = kMaxWireMessageBytes + 1;
+  ASSERT_FALSE(huge_sink(n));
+  WireRunStep y;
+  caf::binary_deserializer huge_reader{sys, huge};
+  auto err = huge_reader(y);
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(caf::to_string(err).find("over the limit"), std::string::npos) << caf::to_string(err);
+}
+
+}  // namespace
+}  // namespace tact
