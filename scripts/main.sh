@@ -8,3 +8,4 @@ scripts/setup.sh
 scripts/build.sh
 build/apps/tact example
 build/apps/tact bench matmul --n 1024 --threads 2 --json
+build/apps/tact bench executor --nodes 1000 --json
