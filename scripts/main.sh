@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, builds the paper's
-# Figure 1 graph through the builder API and the Cap'n Proto GraphDef, and
-# benchmarks the MatMul kernel against a direct BLAS call.
+# Figure 1 graph through the builder API and the Cap'n Proto GraphDef and
+# runs it in a Session, then benchmarks the MatMul kernel against a direct
+# BLAS call and the executor's per-node and per-Run costs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
