@@ -209,7 +209,7 @@ void ExecutorState::Start() {
   // The roots are handed out as if a pseudo-node that made them all ready
   // had just finished: cheap ones run here, expensive ones spread out.
   outstanding_.store(1, std::memory_order_relaxed);
-  ReadyQueue ready;
+  ReadyQueue ready(args_.caller_may_compute);
   if (NodeDone(roots, &ready)) RunLoop(&ready);
 }
 
@@ -337,7 +337,7 @@ bool ExecutorState::NodeDone(const std::vector<int>& newly_ready, ReadyQueue* re
     const bool expensive = impl_->items_[id].expensive;
     if (ready != nullptr && !expensive) {
       ready->Push(id);
-    } else if (ready != nullptr && inline_expensive < 0) {
+    } else if (ready != nullptr && ready->allows_expensive() && inline_expensive < 0) {
       inline_expensive = id;  // kept for this thread if nothing cheap is left
     } else {
       Dispatch(id);

@@ -61,6 +61,10 @@ class Executor {
     StepStats* stats = nullptr;        // optional; must outlive the step
     // Container of Variables that name none (the session's); null: "".
     const std::string* default_container = nullptr;
+    // False when RunAsync is called from a thread that must not compute (a
+    // CAF scheduler thread): it then runs only cheap kernels (Const,
+    // Identity, _Recv, ...) and hands every expensive one to the device.
+    bool caller_may_compute = true;
   };
   using DoneCallback = std::function<void(const Status&)>;
 

@@ -18,6 +18,11 @@ namespace tact {
 
 class ReadyQueue {
  public:
+  // A queue on a thread that must not compute (a CAF scheduler thread)
+  // takes only cheap nodes; expensive ones go to the device's threads.
+  explicit ReadyQueue(bool allows_expensive = true) : allows_expensive_(allows_expensive) {}
+  bool allows_expensive() const { return allows_expensive_; }
+
   void Push(int node_id) {
     heap_.push_back(node_id);
     std::push_heap(heap_.begin(), heap_.end(), std::greater<int>());
@@ -33,6 +38,7 @@ class ReadyQueue {
   size_t size() const { return heap_.size(); }
 
  private:
+  bool allows_expensive_;
   std::vector<int> heap_;
 };
 

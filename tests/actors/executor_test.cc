@@ -26,6 +26,9 @@ REGISTER_OP("TestPlusOne").Input("x: float").Output("y: float");      // expensi
 REGISTER_OP("TestCheapAdd").Input("x: float").Input("y: float").Output("z: float");
 REGISTER_OP("TestFailIfNegative").Input("x: float").Output("y: float");
 
+// The thread the last TestPlusOne ran on.
+std::atomic<std::thread::id> g_plus_one_thread;
+
 class TestPlusOneOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -34,6 +37,7 @@ class TestPlusOneOp : public OpKernel {
     Tensor* y;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
     for (int64_t i = 0; i < x.NumElements(); ++i) y->data<float>()[i] = x.data<float>()[i] + 1;
+    g_plus_one_thread.store(std::this_thread::get_id());
   }
 };
 
@@ -209,6 +213,26 @@ TEST(ExecutorTest, MissingRendezvousIsAnErrorNotACrash) {
   Status st = ex->Run(Executor::Args());
   EXPECT_EQ(st.code(), Code::kFailedPrecondition) << st.ToString();
   EXPECT_NE(st.message().find("node 'x' (op '_Recv')"), std::string::npos) << st.message();
+}
+
+TEST(ExecutorTest, ACallerThatMustNotComputeRunsOnlyCheapKernels) {
+  auto device = NewCpuDevice(kDev, 2);
+  Scope s = Scope::NewRootScope();
+  Fetch(s, OpBuilder(s, "TestPlusOne").Input(Feed(s, "x")).FinalizeOutput(), "y");
+  auto ex = MakeExecutor(s, device.get());
+  ASSERT_NE(ex, nullptr);
+  for (bool may_compute : {true, false}) {
+    auto rv = NewLocalRendezvous();
+    ASSERT_TRUE(rv->Send(Key("x"), Tensor::FromVector<float>({1.0f})).ok());
+    Executor::Args args;
+    args.rendezvous = rv.get();
+    args.caller_may_compute = may_compute;
+    ASSERT_TRUE(ex->Run(args).ok());
+    EXPECT_EQ(rv->Recv(FetchKey("y"))->data<float>()[0], 2.0f);
+    // Run() calls RunAsync on this thread: the expensive kernel runs here
+    // only if this thread may compute.
+    EXPECT_EQ(g_plus_one_thread.load() == std::this_thread::get_id(), may_compute);
+  }
 }
 
 TEST(ExecutorTest, EmptyGraphFinishesAtOnce) {
