@@ -153,15 +153,16 @@ class ExecutorState {
   }
   // Runs the nodes in `ready` and those that become ready after them.
   void RunLoop(ReadyQueue* ready);
-  // Computes a synchronous kernel into `outputs`; false if it failed.
-  bool RunKernel(int id, std::vector<Tensor>* outputs);
+  // Computes a synchronous kernel and hands its outputs on; false if it
+  // failed.
+  bool RunKernel(int id, std::vector<int>* newly_ready);
   void StartAsync(int id, ReadyQueue* ready);
   void FinishAsync(AsyncCall* call, ReadyQueue* ready);
   OpKernelContext::Params MakeParams(int id) const;
   void ReleaseInputs(int id);
   // Hands node `id`'s outputs to its consumers and appends the consumers
   // that became ready to `newly_ready`.
-  void PropagateOutputs(int id, std::vector<Tensor>& outputs, std::vector<int>* newly_ready);
+  void PropagateOutputs(int id, Tensor* outputs, std::vector<int>* newly_ready);
   // Accounts for a finished node whose successors `newly_ready` now count
   // as outstanding, then queues them: cheap ones and the last expensive one
   // into `ready` (if given), other expensive ones to the device's threads.
@@ -232,7 +233,6 @@ void ExecutorState::ReleaseInputs(int id) {
 }
 
 void ExecutorState::RunLoop(ReadyQueue* ready) {
-  std::vector<Tensor> outputs;
   std::vector<int> newly_ready;
   while (!ready->empty()) {
     const int id = ready->Pop();
@@ -242,14 +242,13 @@ void ExecutorState::RunLoop(ReadyQueue* ready) {
         StartAsync(id, ready);
         continue;
       }
-      if (RunKernel(id, &outputs)) PropagateOutputs(id, outputs, &newly_ready);
-      outputs.clear();
+      RunKernel(id, &newly_ready);
     }
     if (!NodeDone(newly_ready, ready)) return;
   }
 }
 
-bool ExecutorState::RunKernel(int id, std::vector<Tensor>* outputs) {
+bool ExecutorState::RunKernel(int id, std::vector<int>* newly_ready) {
   const NodeItem& item = impl_->items_[id];
   const int64_t start = args_.stats ? NowNs() : 0;
   OpKernelContext ctx(MakeParams(id));
@@ -266,7 +265,7 @@ bool ExecutorState::RunKernel(int id, std::vector<Tensor>* outputs) {
     Fail(ctx.status());
     return false;
   }
-  *outputs = ctx.TakeOutputs();
+  PropagateOutputs(id, ctx.outputs(), newly_ready);
   return true;
 }
 
@@ -287,8 +286,7 @@ void ExecutorState::FinishAsync(AsyncCall* call, ReadyQueue* ready) {
   if (!call->ctx.status().ok()) {
     Fail(call->ctx.status());
   } else if (!aborted_.load(std::memory_order_acquire)) {
-    std::vector<Tensor> outputs = call->ctx.TakeOutputs();
-    PropagateOutputs(id, outputs, &newly_ready);
+    PropagateOutputs(id, call->ctx.outputs(), &newly_ready);
   }
   delete call;
   // A late continuation runs on a foreign thread (the sender's): whatever
@@ -296,8 +294,7 @@ void ExecutorState::FinishAsync(AsyncCall* call, ReadyQueue* ready) {
   NodeDone(newly_ready, ready);
 }
 
-void ExecutorState::PropagateOutputs(int id, std::vector<Tensor>& outputs,
-                                     std::vector<int>* newly_ready) {
+void ExecutorState::PropagateOutputs(int id, Tensor* outputs, std::vector<int>* newly_ready) {
   const NodeItem& item = impl_->items_[id];
   for (int e = item.out_begin; e < item.out_end; ++e) {
     const OutEdge& oe = impl_->out_edges_[e];

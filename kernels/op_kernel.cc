@@ -29,7 +29,16 @@ void AsyncOpKernel::Compute(OpKernelContext* ctx) {
 }
 
 OpKernelContext::OpKernelContext(const Params& params)
-    : params_(params), outputs_(params.op_kernel->num_outputs()) {}
+    : params_(params), num_outputs_(params.op_kernel->num_outputs()) {
+  if (num_outputs_ > 2) overflow_.resize(num_outputs_);
+  outputs_ = num_outputs_ > 2 ? overflow_.data() : inline_outputs_;
+}
+
+std::vector<Tensor> OpKernelContext::TakeOutputs() {
+  std::vector<Tensor> out(num_outputs_);
+  for (int i = 0; i < num_outputs_; ++i) out[i] = std::move(outputs_[i]);
+  return out;
+}
 
 Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor** out) {
   if (i < 0 || i >= num_outputs()) {

@@ -120,10 +120,12 @@ class OpKernelContext {
     const std::string* default_container = nullptr;
   };
   explicit OpKernelContext(const Params& params);
+  OpKernelContext(const OpKernelContext&) = delete;
+  OpKernelContext& operator=(const OpKernelContext&) = delete;
 
   int num_inputs() const { return params_.num_inputs; }
   const Tensor& input(int i) const { return params_.inputs[i]; }
-  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  int num_outputs() const { return num_outputs_; }
 
   // Allocates output `i` with the kernel's declared dtype for it.
   Status allocate_output(int i, const TensorShape& shape, Tensor** out);
@@ -133,7 +135,9 @@ class OpKernelContext {
   void set_output(int i, Tensor t);
   Tensor* mutable_output(int i) { return &outputs_[i]; }
   const Tensor& output(int i) const { return outputs_[i]; }
-  std::vector<Tensor> TakeOutputs() { return std::move(outputs_); }
+  // Every output, in port order (num_outputs() of them).
+  Tensor* outputs() { return outputs_; }
+  std::vector<Tensor> TakeOutputs();
 
   // Scratch memory from the device's allocator.
   Status allocate_temp(DataType dtype, const TensorShape& shape, Tensor* out);
@@ -152,7 +156,12 @@ class OpKernelContext {
 
  private:
   Params params_;
-  std::vector<Tensor> outputs_;
+  // Most ops have one or two outputs: those live here, with no allocation
+  // per node; more go to overflow_.
+  Tensor inline_outputs_[2];
+  std::vector<Tensor> overflow_;
+  Tensor* outputs_;
+  int num_outputs_;
   Status status_;
 };
 

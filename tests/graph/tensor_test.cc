@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <thread>
 
 namespace tact {
 namespace {
@@ -118,6 +119,23 @@ TEST(TensorTest, LargeBlocksAreReusedAndStillCounted) {
   EXPECT_EQ(again.raw_data(), first);
   EXPECT_EQ(alloc->GetStats().bytes_in_use, ((1 << 20) - 100) * 4);
   EXPECT_EQ(alloc->GetStats().peak_bytes_in_use, 4 << 20);
+}
+
+TEST(TensorTest, SmallBlocksAreReusedOnTheSameThread) {
+  auto alloc = NewCpuAllocator();
+  void* first;
+  {
+    Tensor scalar(alloc.get(), DT_FLOAT, {});
+    first = scalar.raw_data();
+  }
+  Tensor again(alloc.get(), DT_INT32, {10});  // 40 bytes: the same 64-byte class
+  EXPECT_EQ(again.raw_data(), first);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(again.raw_data()) % Allocator::kAlignment, 0u);
+  EXPECT_EQ(alloc->GetStats().bytes_in_use, 40);
+  // Freed on another thread: still counted back, still usable memory.
+  std::thread([t = again]() mutable { t = Tensor(); }).join();
+  again = Tensor();
+  EXPECT_EQ(alloc->GetStats().bytes_in_use, 0);
 }
 
 TEST(TensorTest, EveryDtypeAllocatesIncludingScalarsAndEmpty) {
