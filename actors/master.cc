@@ -3,6 +3,7 @@
 // (graph/subgraph.h), builds the executor and registers a partition actor,
 // once; each Run is then one run_step to the partition and one step_done
 // back. Nothing here computes or waits.
+#include <algorithm>
 #include <map>
 
 #include "actors/messages.h"
