@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/softmax_row.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -31,12 +32,7 @@ class SoftmaxOp : public OpKernel {
       for (int64_t r = begin; r < end; ++r) {
         const T* xr = x + r * classes;
         T* yr = y + r * classes;
-        const T mx = *std::max_element(xr, xr + classes);
-        T sum = 0;
-        for (int64_t j = 0; j < classes; ++j) {
-          yr[j] = std::exp(xr[j] - mx);
-          sum += yr[j];
-        }
+        const auto [mx, sum] = ExpShiftedByMax(xr, yr, classes);
         if constexpr (kLog) {
           const T log_sum = std::log(sum);
           for (int64_t j = 0; j < classes; ++j) yr[j] = xr[j] - mx - log_sum;

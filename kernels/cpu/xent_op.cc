@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/softmax_row.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -44,12 +45,7 @@ class SparseXentOp : public OpKernel {
       for (int64_t r = begin; r < end; ++r) {
         const T* xr = x + r * classes;
         T* br = bp + r * classes;
-        const T mx = *std::max_element(xr, xr + classes);
-        T sum = 0;
-        for (int64_t j = 0; j < classes; ++j) {
-          br[j] = std::exp(xr[j] - mx);
-          sum += br[j];
-        }
+        const auto [mx, sum] = ExpShiftedByMax(xr, br, classes);
         const T inv = T(1) / sum;
         for (int64_t j = 0; j < classes; ++j) br[j] *= inv;
         br[l[r]] -= T(1);
