@@ -10,3 +10,4 @@
 #include "graph/ops/random_ops.h"
 #include "graph/ops/reduction_ops.h"
 #include "graph/ops/state_ops.h"
+#include "graph/ops/training_ops.h"

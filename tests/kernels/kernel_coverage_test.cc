@@ -23,7 +23,8 @@ const char* const kCoreOps[] = {
     "RandomStandardNormal", "TruncatedNormal", "ReluGrad", "Relu6Grad", "EluGrad",
     "SoftplusGrad", "SigmoidGrad", "TanhGrad", "BiasAddGrad", "Conv2DBackpropInput",
     "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad", "BroadcastGradientArgs",
-    "Variable", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized", "_Send", "_Recv"};
+    "Variable", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized", "_Send", "_Recv",
+    "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "CheckNumerics"};
 
 TEST(KernelCoverageTest, EveryCoreOpIsDefinedAndHasACpuKernel) {
   for (const char* op : kCoreOps) {

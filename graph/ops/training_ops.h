@@ -1,0 +1,42 @@
+// Builder functions for the optimizers' update ops and CheckNumerics.
+//
+// Each Apply* op updates its variables in place (paper 4.1's "update the
+// parameters" step fused into one kernel per variable) and returns the
+// updated `var` as a ref, so later ops can read the new value. The
+// formulas are TensorFlow's:
+//
+//   ApplyGradientDescent: var -= alpha * delta
+//   ApplyMomentum:        accum = accum * momentum + grad
+//                         var -= lr * accum                      (plain)
+//                         var -= lr * (grad + momentum * accum)  (use_nesterov)
+//   ApplyAdam:            lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
+//                         m = m + (grad - m) * (1 - beta1)
+//                         v = v + (grad^2 - v) * (1 - beta2)
+//                         var -= lr_t * m / (sqrt(v) + epsilon)
+//
+// The hyper-parameters are scalars; every slot (accum, m, v) must already be
+// initialised and of var's shape, else the step fails naming the node.
+//
+//   auto w = Variable(s, {10});
+//   ApplyGradientDescent(s, w, 0.1f, grad);
+#pragma once
+
+#include <string>
+
+#include "graph/op_builder.h"
+
+namespace tact {
+
+Output ApplyGradientDescent(const Scope& s, Input var, Input alpha, Input delta,
+                            bool use_locking = false);
+Output ApplyMomentum(const Scope& s, Input var, Input accum, Input lr, Input grad, Input momentum,
+                     bool use_locking = false, bool use_nesterov = false);
+Output ApplyAdam(const Scope& s, Input var, Input m, Input v, Input beta1_power, Input beta2_power,
+                 Input lr, Input beta1, Input beta2, Input epsilon, Input grad,
+                 bool use_locking = false);
+
+// `tensor` unchanged if every element is finite; otherwise the step fails
+// with InvalidArgument "<message> : Tensor had NaN values" (or "Inf").
+Output CheckNumerics(const Scope& s, Input tensor, const std::string& message);
+
+}  // namespace tact
