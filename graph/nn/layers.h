@@ -1,0 +1,53 @@
+// Layers: builder functions that add a layer's variables (recorded for
+// InitAllVariables, nn/variables.h) and its ops, as tf.layers did.
+//
+//   auto x = Placeholder(s, DT_FLOAT, PartialTensorShape({-1, 28, 28, 1}));
+//   auto h = Conv2DLayer(s, x, 32, {3, 3}, {1, 1}, "SAME", Relu, /*seed=*/1);
+//   h = MaxPool2DLayer(s, h, {2, 2}, {2, 2}, "VALID");
+//   auto logits = Dense(s, Flatten(s, h), 10, nullptr, /*seed=*/2);
+//
+// Each layer puts its nodes under a fresh sub-scope: "dense/kernel",
+// "dense_1/kernel", "conv2d/bias". Kernels are Glorot-uniform from `seed`,
+// biases zeros. The input's static shape must give the dimensions a layer
+// needs (the last one for Dense, the channels for Conv2D, all but the batch
+// for Flatten), else an InvalidArgument is recorded in the scope and an
+// empty Output returned.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <string>
+
+#include "graph/op_builder.h"
+
+namespace tact {
+
+// An element-wise activation; the math op functions fit (Relu, Tanh, ...).
+// Empty: linear.
+using Activation = std::function<Output(const Scope&, Input)>;
+
+// x [batch, in] -> activation(x kernel + bias) [batch, units].
+Output Dense(const Scope& scope, Output x, int64_t units, const Activation& activation = nullptr,
+             int64_t seed = 0);
+
+// x NHWC -> activation(conv(x, kernel [kh, kw, C, filters]) + bias).
+Output Conv2DLayer(const Scope& scope, Output x, int64_t filters, std::array<int64_t, 2> kernel_size,
+                   std::array<int64_t, 2> strides, const std::string& padding,
+                   const Activation& activation = nullptr, int64_t seed = 0);
+
+Output MaxPool2DLayer(const Scope& scope, Output x, std::array<int64_t, 2> pool_size,
+                      std::array<int64_t, 2> strides, const std::string& padding);
+
+// [batch, d1, d2, ...] -> [batch, d1 * d2 * ...].
+Output Flatten(const Scope& scope, Output x);
+
+// Training: each element is zeroed with probability `rate` and the rest
+// scaled by 1 / (1 - rate), from RandomUniform(seed): the same mask for the
+// same seed and step id, a fresh one each step. Not training (or rate 0):
+// x unchanged. rate must lie in [0, 1).
+Output Dropout(const Scope& scope, Output x, double rate, bool training, int64_t seed = 0);
+
+// The number of elements over every trainable variable of the scope's graph.
+int64_t CountParameters(const Scope& scope);
+
+}  // namespace tact

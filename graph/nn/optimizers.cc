@@ -1,0 +1,167 @@
+#include "graph/nn/optimizers.h"
+
+#include "graph/nn/initializers.h"
+#include "graph/ops/all_ops.h"
+
+namespace tact {
+namespace {
+
+Tensor ScalarOf(DataType dtype, double v) {
+  return dtype == DT_DOUBLE ? Tensor::Scalar<double>(v) : Tensor::Scalar<float>(static_cast<float>(v));
+}
+
+// The static shape of `var`: the recorded one, else its inferred one.
+StatusOr<TensorShape> VarShape(const Scope& scope, const Output& var) {
+  for (const VariableInfo& v : AllVariables(scope)) {
+    if (v.var.node == var.node) return v.shape;
+  }
+  const PartialTensorShape shape = var.node->output_shape(var.index);
+  if (!shape.IsFullyDefined()) {
+    return errors::InvalidArgument("optimizer: variable '", var.name(), "' has shape ",
+                                   shape.DebugString(), "; a slot needs a fully defined one");
+  }
+  return shape.AsTensorShape();
+}
+
+Output Slot(const Scope& scope, const Output& var, const TensorShape& shape, const char* suffix) {
+  return VariableWithInit(scope, var.node->name() + "/" + suffix, shape, ZerosInit(), var.type(),
+                          /*trainable=*/false);
+}
+
+Status Fail(const Scope& scope, Status s) {
+  scope.UpdateStatus(s);
+  return s;
+}
+
+}  // namespace
+
+Optimizer Optimizer::GradientDescent(double lr) {
+  Optimizer o;
+  o.kind = Kind::kGradientDescent;
+  o.learning_rate = lr;
+  return o;
+}
+
+Optimizer Optimizer::Momentum(double lr, double momentum, bool use_nesterov) {
+  Optimizer o;
+  o.kind = Kind::kMomentum;
+  o.learning_rate = lr;
+  o.momentum = momentum;
+  o.use_nesterov = use_nesterov;
+  return o;
+}
+
+Optimizer Optimizer::Adam(double lr, double beta1, double beta2, double epsilon) {
+  Optimizer o;
+  o.kind = Kind::kAdam;
+  o.learning_rate = lr;
+  o.beta1 = beta1;
+  o.beta2 = beta2;
+  o.epsilon = epsilon;
+  return o;
+}
+
+std::string Optimizer::Name() const {
+  switch (kind) {
+    case Kind::kGradientDescent: return "GradientDescent";
+    case Kind::kMomentum: return "Momentum";
+    case Kind::kAdam: return "Adam";
+  }
+  return "Optimizer";
+}
+
+Output GlobalStep(const Scope& scope) {
+  auto zero = [](const Scope& s, const TensorShape&, DataType) {
+    return Const(s, Tensor::Scalar<int64_t>(0));
+  };
+  return VariableWithInit(scope, "global_step", TensorShape({}), zero, DT_INT64, /*trainable=*/false);
+}
+
+StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
+                                const GradsAndVars& grads_and_vars, Output global_step,
+                                bool check_numerics) {
+  if (!scope.ok()) return scope.status();
+  if (grads_and_vars.empty()) {
+    return Fail(scope, errors::InvalidArgument("ApplyGradients: no (gradient, variable) pairs"));
+  }
+  std::vector<TensorShape> shapes;
+  for (const auto& [grad, var] : grads_and_vars) {
+    if (!grad.ok() || !var.ok()) {
+      return Fail(scope, errors::InvalidArgument("ApplyGradients: an empty gradient or variable (",
+                                                 grad.name(), ", ", var.name(), ")"));
+    }
+    auto shape = VarShape(scope, var);
+    if (!shape.ok()) return Fail(scope, shape.status());
+    shapes.push_back(*shape);
+  }
+  Scope s = scope.NewSubScope(optimizer.Name());
+  const DataType dt = grads_and_vars[0].second.type();
+
+  // The checks gate every update: each Apply has a control input from one
+  // NoOp that runs only once every gradient has been found finite.
+  std::vector<Output> grads;
+  Scope update = s;
+  if (check_numerics) {
+    std::vector<Output> checks;
+    for (const auto& [grad, var] : grads_and_vars) {
+      checks.push_back(CheckNumerics(s, grad, "gradient for " + var.node->name()));
+      grads.push_back(checks.back());
+    }
+    Node* checked = NoOp(s.WithOpName("check_numerics").WithControlDependencies(checks));
+    update = s.WithControlDependencies({Output(checked)});
+  } else {
+    for (const auto& gv : grads_and_vars) grads.push_back(gv.first);
+  }
+
+  // Adam's bias correction, shared by every variable as in TensorFlow.
+  Output beta1_power, beta2_power;
+  if (optimizer.kind == Optimizer::Kind::kAdam) {
+    beta1_power = VariableWithInit(scope, "beta1_power", TensorShape({}),
+                                   ConstantInit(optimizer.beta1), dt, /*trainable=*/false);
+    beta2_power = VariableWithInit(scope, "beta2_power", TensorShape({}),
+                                   ConstantInit(optimizer.beta2), dt, /*trainable=*/false);
+  }
+
+  const Tensor lr = ScalarOf(dt, optimizer.learning_rate);
+  std::vector<Output> applies;
+  for (size_t i = 0; i < grads_and_vars.size(); ++i) {
+    const Output& var = grads_and_vars[i].second;
+    switch (optimizer.kind) {
+      case Optimizer::Kind::kGradientDescent:
+        applies.push_back(ApplyGradientDescent(update, var, lr, grads[i]));
+        break;
+      case Optimizer::Kind::kMomentum: {
+        Output accum = Slot(scope, var, shapes[i], "Momentum");
+        applies.push_back(ApplyMomentum(update, var, accum, lr, grads[i],
+                                        ScalarOf(dt, optimizer.momentum), false,
+                                        optimizer.use_nesterov));
+        break;
+      }
+      case Optimizer::Kind::kAdam: {
+        Output m = Slot(scope, var, shapes[i], "Adam");
+        Output v = Slot(scope, var, shapes[i], "Adam_1");
+        applies.push_back(ApplyAdam(update, var, m, v, beta1_power, beta2_power, lr,
+                                    ScalarOf(dt, optimizer.beta1), ScalarOf(dt, optimizer.beta2),
+                                    ScalarOf(dt, optimizer.epsilon), grads[i]));
+        break;
+      }
+    }
+  }
+
+  // After every update: the powers advance and the step counts, so the
+  // updates of this step read this step's powers.
+  std::vector<Output> finish = applies;
+  Scope after = s.WithControlDependencies(applies);
+  if (optimizer.kind == Optimizer::Kind::kAdam) {
+    finish.push_back(Assign(after, beta1_power, Mul(after, beta1_power, ScalarOf(dt, optimizer.beta1))));
+    finish.push_back(Assign(after, beta2_power, Mul(after, beta2_power, ScalarOf(dt, optimizer.beta2))));
+  }
+  if (global_step.ok()) {
+    finish.push_back(AssignAdd(after, global_step, Tensor::Scalar<int64_t>(1)));
+  }
+  Node* train = NoOp(s.WithOpName("train").WithControlDependencies(finish));
+  if (!scope.ok()) return scope.status();
+  return Output(train);
+}
+
+}  // namespace tact

@@ -1,0 +1,60 @@
+// Optimizers: the update half of a training step (paper 4.1). Given the
+// gradients (from AddSymbolicGradients or fed), ApplyGradients adds one
+// fused Apply* op per variable (graph/ops/training_ops.h), the optimizer's
+// slot variables, the global step's increment, and a NoOp grouping them:
+//
+//   Output step = GlobalStep(s);
+//   auto train = ApplyGradients(s, Optimizer::Adam(1e-3), {{dw, w}, {db, b}}, step, true);
+//   Node* init = InitAllVariables(s.WithOpName("init"));  // after ApplyGradients: covers slots
+//   // each session->Run({...}, {}, {train->name()}) is one step
+//
+// Slots (Momentum's "<var>/Momentum", Adam's "<var>/Adam" (m) and
+// "<var>/Adam_1" (v), and Adam's "beta1_power"/"beta2_power") are
+// zero-initialised non-trainable variables recorded for InitAllVariables
+// (nn/variables.h), so build the init op after ApplyGradients.
+//
+// With check_numerics every gradient passes through CheckNumerics and every
+// update waits on all the checks: a NaN or Inf in any gradient fails the
+// step before any variable, slot or the global step changes.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/op_builder.h"
+
+namespace tact {
+
+struct Optimizer {
+  enum class Kind { kGradientDescent, kMomentum, kAdam };
+  Kind kind = Kind::kGradientDescent;
+  double learning_rate = 0.01;
+  double momentum = 0;  // Momentum
+  bool use_nesterov = false;
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7;  // Adam (Keras's defaults)
+
+  static Optimizer GradientDescent(double lr);
+  static Optimizer Momentum(double lr, double momentum, bool use_nesterov = false);
+  static Optimizer Adam(double lr, double beta1 = 0.9, double beta2 = 0.999, double epsilon = 1e-7);
+  // "GradientDescent", "Momentum" or "Adam": the sub-scope of its nodes.
+  std::string Name() const;
+};
+
+// A non-trainable int64 scalar variable "global_step", initialised to 0.
+Output GlobalStep(const Scope& scope);
+
+// (gradient, variable) pairs; each variable must come from VariableWithInit
+// or have a fully defined static shape, and match its gradient's dtype.
+using GradsAndVars = std::vector<std::pair<Output, Output>>;
+
+// The train op (a NoOp named "<Name()>/train" under scope's prefix).
+// `global_step` may be empty (no step counter); otherwise it is an int64
+// variable incremented once per step after the updates. InvalidArgument
+// (also recorded in the scope) for an empty list, an empty Output, or a
+// variable of unknown shape.
+StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
+                                const GradsAndVars& grads_and_vars, Output global_step,
+                                bool check_numerics);
+
+}  // namespace tact
