@@ -37,8 +37,8 @@ Output Dense(const Scope& scope, Output x, int64_t units, const Activation& acti
   const int64_t in = StaticDim(s, x, -1, 2, "dense");
   if (in < 0 || !s.ok()) return Output();
   Output kernel = VariableWithInit(s, "kernel", TensorShape({in, units}), GlorotUniformInit(seed),
-                                   x.type());
-  Output bias = VariableWithInit(s, "bias", TensorShape({units}), ZerosInit(), x.type());
+                                   BaseType(x.type()));
+  Output bias = VariableWithInit(s, "bias", TensorShape({units}), ZerosInit(), BaseType(x.type()));
   return Activate(s, BiasAdd(s, MatMul(s, x, kernel), bias), activation);
 }
 
@@ -50,8 +50,8 @@ Output Conv2DLayer(const Scope& scope, Output x, int64_t filters, std::array<int
   if (channels < 0 || !s.ok()) return Output();
   Output kernel = VariableWithInit(
       s, "kernel", TensorShape({kernel_size[0], kernel_size[1], channels, filters}),
-      GlorotUniformInit(seed), x.type());
-  Output bias = VariableWithInit(s, "bias", TensorShape({filters}), ZerosInit(), x.type());
+      GlorotUniformInit(seed), BaseType(x.type()));
+  Output bias = VariableWithInit(s, "bias", TensorShape({filters}), ZerosInit(), BaseType(x.type()));
   Output conv = Conv2D(s, x, kernel, {1, strides[0], strides[1], 1}, padding);
   return Activate(s, BiasAdd(s, conv, bias), activation);
 }
@@ -85,7 +85,7 @@ Output Dropout(const Scope& scope, Output x, double rate, bool training, int64_t
   }
   Scope s = scope.NewSubScope("dropout");
   if (!training || rate == 0) return Identity(s, x);
-  const DataType dt = x.type();
+  const DataType dt = BaseType(x.type());
   auto scalar = [dt](double v) {
     return dt == DT_DOUBLE ? Tensor::Scalar<double>(v) : Tensor::Scalar<float>(static_cast<float>(v));
   };

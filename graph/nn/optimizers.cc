@@ -24,7 +24,7 @@ StatusOr<TensorShape> VarShape(const Scope& scope, const Output& var) {
 }
 
 Output Slot(const Scope& scope, const Output& var, const TensorShape& shape, const char* suffix) {
-  return VariableWithInit(scope, var.node->name() + "/" + suffix, shape, ZerosInit(), var.type(),
+  return VariableWithInit(scope, var.node->name() + "/" + suffix, shape, ZerosInit(), BaseType(var.type()),
                           /*trainable=*/false);
 }
 
@@ -90,12 +90,20 @@ StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
       return Fail(scope, errors::InvalidArgument("ApplyGradients: an empty gradient or variable (",
                                                  grad.name(), ", ", var.name(), ")"));
     }
+    if (BaseType(grad.type()) != BaseType(var.type()) ||
+        BaseType(var.type()) != BaseType(grads_and_vars[0].second.type())) {
+      return Fail(scope, errors::InvalidArgument(
+                             "ApplyGradients: gradient '", grad.name(), "' is ",
+                             DataTypeString(BaseType(grad.type())), " and variable '", var.name(),
+                             "' is ", DataTypeString(BaseType(var.type())),
+                             "; every pair must share the first variable's dtype"));
+    }
     auto shape = VarShape(scope, var);
     if (!shape.ok()) return Fail(scope, shape.status());
     shapes.push_back(*shape);
   }
   Scope s = scope.NewSubScope(optimizer.Name());
-  const DataType dt = grads_and_vars[0].second.type();
+  const DataType dt = BaseType(grads_and_vars[0].second.type());
 
   // The checks gate every update: each Apply has a control input from one
   // NoOp that runs only once every gradient has been found finite.
