@@ -1,5 +1,6 @@
 #include "apps/idx.h"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -8,7 +9,6 @@
 #include <cstring>
 #include <memory>
 #include <random>
-#include <sys/stat.h>
 
 namespace tact::apps {
 namespace {
@@ -34,8 +34,8 @@ Status ReadExactly(gzFile f, const std::string& path, const char* what, void* ou
     if (got < 0) {
       int err = 0;
       const char* msg = gzerror(f, &err);
-      return errors::InvalidArgument("IDX file '", path, "': corrupt gzip data reading ", what, ": ",
-                                     msg ? msg : "unknown error");
+      return errors::InvalidArgument("IDX file '", path, "': corrupt gzip data reading ", what,
+                                     ": ", msg ? msg : "unknown error");
     }
     if (got == 0) {
       return errors::InvalidArgument("IDX file '", path, "' is truncated: ", what, " needs ", n,
@@ -108,7 +108,8 @@ StatusOr<Tensor> ReadIdxLabels(const std::string& path) {
 
 StatusOr<Dataset> LoadFashionMnist(const std::string& dir, const std::string& split) {
   if (split != "train" && split != "t10k") {
-    return errors::InvalidArgument("Fashion-MNIST split must be 'train' or 't10k', got '", split, "'");
+    return errors::InvalidArgument("Fashion-MNIST split must be 'train' or 't10k', got '", split,
+                                   "'");
   }
   const std::string images_path = dir + "/" + split + "-images-idx3-ubyte.gz";
   const std::string labels_path = dir + "/" + split + "-labels-idx1-ubyte.gz";
@@ -116,9 +117,9 @@ StatusOr<Dataset> LoadFashionMnist(const std::string& dir, const std::string& sp
   TACT_ASSIGN_OR_RETURN(d.images, ReadIdxImages(images_path));
   TACT_ASSIGN_OR_RETURN(d.labels, ReadIdxLabels(labels_path));
   if (d.images.dim_size(0) != d.labels.NumElements()) {
-    return errors::InvalidArgument("IDX files '", images_path, "' and '", labels_path, "' disagree: ",
-                                   d.images.dim_size(0), " images but ", d.labels.NumElements(),
-                                   " labels");
+    return errors::InvalidArgument("IDX files '", images_path, "' and '", labels_path,
+                                   "' disagree: ", d.images.dim_size(0), " images but ",
+                                   d.labels.NumElements(), " labels");
   }
   for (int64_t i = 0; i < d.labels.NumElements(); ++i) {
     const int32_t l = d.labels.data<int32_t>()[i];
@@ -131,8 +132,11 @@ StatusOr<Dataset> LoadFashionMnist(const std::string& dir, const std::string& sp
 }
 
 Batcher::Batcher(Dataset data, int64_t batch_size, uint64_t seed, bool shuffle, bool drop_remainder)
-    : data_(std::move(data)), batch_size_(std::max<int64_t>(1, batch_size)), seed_(seed),
-      shuffle_(shuffle), drop_remainder_(drop_remainder) {}
+    : data_(std::move(data)),
+      batch_size_(std::max<int64_t>(1, batch_size)),
+      seed_(seed),
+      shuffle_(shuffle),
+      drop_remainder_(drop_remainder) {}
 
 int64_t Batcher::batches_per_epoch() const {
   const int64_t n = data_.size();

@@ -23,7 +23,8 @@ bool CheckFloat(const Scope& s, DataType dtype, const char* what) {
 }
 
 Tensor ScalarOf(DataType dtype, double v) {
-  return dtype == DT_DOUBLE ? Tensor::Scalar<double>(v) : Tensor::Scalar<float>(static_cast<float>(v));
+  return dtype == DT_DOUBLE ? Tensor::Scalar<double>(v)
+                            : Tensor::Scalar<float>(static_cast<float>(v));
 }
 
 // mean + stddev * x, skipping the arithmetic that would not change x.
@@ -69,7 +70,8 @@ Fans GlorotFans(const TensorShape& shape) {
   if (rank == 1) return {double(shape.dim_size(0)), double(shape.dim_size(0))};
   double receptive = 1;
   for (int i = 0; i + 2 < rank; ++i) receptive *= double(shape.dim_size(i));
-  return {receptive * double(shape.dim_size(rank - 2)), receptive * double(shape.dim_size(rank - 1))};
+  return {receptive * double(shape.dim_size(rank - 2)),
+          receptive * double(shape.dim_size(rank - 1))};
 }
 
 Output GlorotUniform(const Scope& s, const TensorShape& shape, DataType dtype, int64_t seed) {
@@ -79,7 +81,9 @@ Output GlorotUniform(const Scope& s, const TensorShape& shape, DataType dtype, i
 }
 
 Initializer ZerosInit() {
-  return [](const Scope& s, const TensorShape& shape, DataType dtype) { return Zeros(s, shape, dtype); };
+  return [](const Scope& s, const TensorShape& shape, DataType dtype) {
+    return Zeros(s, shape, dtype);
+  };
 }
 Initializer ConstantInit(double value) {
   return [=](const Scope& s, const TensorShape& shape, DataType dtype) {

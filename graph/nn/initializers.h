@@ -13,8 +13,8 @@
 
 #include <functional>
 
-#include "graph/op_builder.h"
 #include "graph/nn/variables.h"
+#include "graph/op_builder.h"
 
 namespace tact {
 

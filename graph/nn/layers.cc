@@ -42,16 +42,17 @@ Output Dense(const Scope& scope, Output x, int64_t units, const Activation& acti
   return Activate(s, BiasAdd(s, MatMul(s, x, kernel), bias), activation);
 }
 
-Output Conv2DLayer(const Scope& scope, Output x, int64_t filters, std::array<int64_t, 2> kernel_size,
-                   std::array<int64_t, 2> strides, const std::string& padding,
-                   const Activation& activation, int64_t seed) {
+Output Conv2DLayer(const Scope& scope, Output x, int64_t filters,
+                   std::array<int64_t, 2> kernel_size, std::array<int64_t, 2> strides,
+                   const std::string& padding, const Activation& activation, int64_t seed) {
   Scope s = scope.NewSubScope("conv2d");
   const int64_t channels = StaticDim(s, x, 3, 4, "conv2d");
   if (channels < 0 || !s.ok()) return Output();
-  Output kernel = VariableWithInit(
-      s, "kernel", TensorShape({kernel_size[0], kernel_size[1], channels, filters}),
-      GlorotUniformInit(seed), BaseType(x.type()));
-  Output bias = VariableWithInit(s, "bias", TensorShape({filters}), ZerosInit(), BaseType(x.type()));
+  Output kernel = VariableWithInit(s, "kernel",
+                                   TensorShape({kernel_size[0], kernel_size[1], channels, filters}),
+                                   GlorotUniformInit(seed), BaseType(x.type()));
+  Output bias =
+      VariableWithInit(s, "bias", TensorShape({filters}), ZerosInit(), BaseType(x.type()));
   Output conv = Conv2D(s, x, kernel, {1, strides[0], strides[1], 1}, padding);
   return Activate(s, BiasAdd(s, conv, bias), activation);
 }
@@ -87,7 +88,8 @@ Output Dropout(const Scope& scope, Output x, double rate, bool training, int64_t
   if (!training || rate == 0) return Identity(s, x);
   const DataType dt = BaseType(x.type());
   auto scalar = [dt](double v) {
-    return dt == DT_DOUBLE ? Tensor::Scalar<double>(v) : Tensor::Scalar<float>(static_cast<float>(v));
+    return dt == DT_DOUBLE ? Tensor::Scalar<double>(v)
+                           : Tensor::Scalar<float>(static_cast<float>(v));
   };
   // keep where u >= rate: P(keep) = 1 - rate for u uniform in [0, 1).
   Output u = RandomUniform(s, Shape(s, x), dt, seed);

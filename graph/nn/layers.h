@@ -31,9 +31,10 @@ Output Dense(const Scope& scope, Output x, int64_t units, const Activation& acti
              int64_t seed = 0);
 
 // x NHWC -> activation(conv(x, kernel [kh, kw, C, filters]) + bias).
-Output Conv2DLayer(const Scope& scope, Output x, int64_t filters, std::array<int64_t, 2> kernel_size,
-                   std::array<int64_t, 2> strides, const std::string& padding,
-                   const Activation& activation = nullptr, int64_t seed = 0);
+Output Conv2DLayer(const Scope& scope, Output x, int64_t filters,
+                   std::array<int64_t, 2> kernel_size, std::array<int64_t, 2> strides,
+                   const std::string& padding, const Activation& activation = nullptr,
+                   int64_t seed = 0);
 
 Output MaxPool2DLayer(const Scope& scope, Output x, std::array<int64_t, 2> pool_size,
                       std::array<int64_t, 2> strides, const std::string& padding);

@@ -7,7 +7,8 @@ namespace tact {
 namespace {
 
 Tensor ScalarOf(DataType dtype, double v) {
-  return dtype == DT_DOUBLE ? Tensor::Scalar<double>(v) : Tensor::Scalar<float>(static_cast<float>(v));
+  return dtype == DT_DOUBLE ? Tensor::Scalar<double>(v)
+                            : Tensor::Scalar<float>(static_cast<float>(v));
 }
 
 // The static shape of `var`: the recorded one, else its inferred one.
@@ -24,7 +25,8 @@ StatusOr<TensorShape> VarShape(const Scope& scope, const Output& var) {
 }
 
 Output Slot(const Scope& scope, const Output& var, const TensorShape& shape, const char* suffix) {
-  return VariableWithInit(scope, var.node->name() + "/" + suffix, shape, ZerosInit(), BaseType(var.type()),
+  return VariableWithInit(scope, var.node->name() + "/" + suffix, shape, ZerosInit(),
+                          BaseType(var.type()),
                           /*trainable=*/false);
 }
 
@@ -63,9 +65,12 @@ Optimizer Optimizer::Adam(double lr, double beta1, double beta2, double epsilon)
 
 std::string Optimizer::Name() const {
   switch (kind) {
-    case Kind::kGradientDescent: return "GradientDescent";
-    case Kind::kMomentum: return "Momentum";
-    case Kind::kAdam: return "Adam";
+    case Kind::kGradientDescent:
+      return "GradientDescent";
+    case Kind::kMomentum:
+      return "Momentum";
+    case Kind::kAdam:
+      return "Adam";
   }
   return "Optimizer";
 }
@@ -74,7 +79,8 @@ Output GlobalStep(const Scope& scope) {
   auto zero = [](const Scope& s, const TensorShape&, DataType) {
     return Const(s, Tensor::Scalar<int64_t>(0));
   };
-  return VariableWithInit(scope, "global_step", TensorShape({}), zero, DT_INT64, /*trainable=*/false);
+  return VariableWithInit(scope, "global_step", TensorShape({}), zero, DT_INT64,
+                          /*trainable=*/false);
 }
 
 StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
@@ -92,11 +98,11 @@ StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
     }
     if (BaseType(grad.type()) != BaseType(var.type()) ||
         BaseType(var.type()) != BaseType(grads_and_vars[0].second.type())) {
-      return Fail(scope, errors::InvalidArgument(
-                             "ApplyGradients: gradient '", grad.name(), "' is ",
-                             DataTypeString(BaseType(grad.type())), " and variable '", var.name(),
-                             "' is ", DataTypeString(BaseType(var.type())),
-                             "; every pair must share the first variable's dtype"));
+      return Fail(scope,
+                  errors::InvalidArgument("ApplyGradients: gradient '", grad.name(), "' is ",
+                                          DataTypeString(BaseType(grad.type())), " and variable '",
+                                          var.name(), "' is ", DataTypeString(BaseType(var.type())),
+                                          "; every pair must share the first variable's dtype"));
     }
     auto shape = VarShape(scope, var);
     if (!shape.ok()) return Fail(scope, shape.status());
@@ -161,8 +167,10 @@ StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
   std::vector<Output> finish = applies;
   Scope after = s.WithControlDependencies(applies);
   if (optimizer.kind == Optimizer::Kind::kAdam) {
-    finish.push_back(Assign(after, beta1_power, Mul(after, beta1_power, ScalarOf(dt, optimizer.beta1))));
-    finish.push_back(Assign(after, beta2_power, Mul(after, beta2_power, ScalarOf(dt, optimizer.beta2))));
+    finish.push_back(
+        Assign(after, beta1_power, Mul(after, beta1_power, ScalarOf(dt, optimizer.beta1))));
+    finish.push_back(
+        Assign(after, beta2_power, Mul(after, beta2_power, ScalarOf(dt, optimizer.beta2))));
   }
   if (global_step.ok()) {
     finish.push_back(AssignAdd(after, global_step, Tensor::Scalar<int64_t>(1)));

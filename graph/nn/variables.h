@@ -22,14 +22,15 @@ namespace tact {
 
 // Makes a variable's initial value of `shape` and `dtype`, adding its nodes
 // under `scope`.
-using Initializer = std::function<Output(const Scope& scope, const TensorShape& shape, DataType dtype)>;
+using Initializer =
+    std::function<Output(const Scope& scope, const TensorShape& shape, DataType dtype)>;
 
 struct VariableInfo {
   std::string name;  // the Variable node's name: "dense/kernel"
   TensorShape shape;
   DataType dtype = DT_INVALID;
-  Output var;          // the Variable's ref output
-  Output initializer;  // the Assign that sets the initial value
+  Output var;             // the Variable's ref output
+  Output initializer;     // the Assign that sets the initial value
   bool trainable = true;  // false for optimizer slots and global_step
 };
 

@@ -7,7 +7,8 @@ namespace {
 
 // Output = var's shape; every dense input of the same shape must be
 // compatible with it and every hyper-parameter must be a scalar.
-Status ApplyShape(InferenceContext* c, std::initializer_list<int> same, std::initializer_list<int> scalars) {
+Status ApplyShape(InferenceContext* c, std::initializer_list<int> same,
+                  std::initializer_list<int> scalars) {
   const PartialTensorShape& var = c->input(0);
   for (int i : same) {
     if (!var.IsCompatibleWith(c->input(i))) {

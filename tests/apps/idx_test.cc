@@ -29,7 +29,8 @@ void WriteGz(const fs::path& path, uint32_t magic, const std::vector<uint32_t>& 
   bytes.insert(bytes.end(), data.begin(), data.end());
   gzFile f = gzopen(path.c_str(), "wb");
   ASSERT_NE(f, nullptr);
-  ASSERT_EQ(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())), static_cast<int>(bytes.size()));
+  ASSERT_EQ(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())),
+            static_cast<int>(bytes.size()));
   ASSERT_EQ(gzclose(f), Z_OK);
 }
 
@@ -98,7 +99,8 @@ TEST_F(IdxTest, TruncatedPixelsNameTheFile) {
   WriteGz(dir_ / "train-images-idx3-ubyte.gz", 0x803, {3, 2, 3}, std::vector<unsigned char>(13, 7));
   auto d = LoadFashionMnist(dir_.string(), "train");
   ASSERT_FALSE(d.ok());
-  EXPECT_NE(d.status().message().find("train-images-idx3-ubyte.gz' is truncated"), std::string::npos)
+  EXPECT_NE(d.status().message().find("train-images-idx3-ubyte.gz' is truncated"),
+            std::string::npos)
       << d.status().ToString();
 }
 
@@ -110,7 +112,8 @@ TEST_F(IdxTest, TruncatedHeaderAndCutGzipStreamAreErrors) {
   EXPECT_NE(l.status().message().find("labels.gz"), std::string::npos) << l.status().ToString();
   // A valid file cut in the middle of its compressed stream.
   std::vector<unsigned char> data(5000);
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<unsigned char>((i * 7919) % 251 % 10);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<unsigned char>((i * 7919) % 251 % 10);
   WriteGz(p, 0x801, {5000}, data);
   fs::resize_file(p, fs::file_size(p) / 2);
   l = ReadIdxLabels(p.string());

@@ -201,7 +201,8 @@ TEST(LayersTest, Conv2DMaxPoolAndFlattenMatchPlainLoops) {
       for (int o = 0; o < 3; ++o) {
         double m = -1e300;
         for (int dh = 0; dh < 2; ++dh) {
-          for (int dw = 0; dw < 2; ++dw) m = std::max(m, c[((2 * h + dh) * 5 + 2 * w + dw) * 3 + o]);
+          for (int dw = 0; dw < 2; ++dw)
+            m = std::max(m, c[((2 * h + dh) * 5 + 2 * w + dw) * 3 + o]);
         }
         EXPECT_EQ(p[(h * 2 + w) * 3 + o], m);
         EXPECT_EQ(f[(h * 2 + w) * 3 + o], m);

@@ -1,10 +1,11 @@
 // ApplyGradients: GradientDescent, Momentum and Adam on hand-fed gradients
 // against the formulas in double, global_step, and check_numerics.
+#include "graph/nn/optimizers.h"
+
 #include <cmath>
 #include <limits>
 
 #include "graph/nn/initializers.h"
-#include "graph/nn/optimizers.h"
 #include "graph/ops/all_ops.h"
 #include "tests/train/train_test_util.h"
 
@@ -26,12 +27,14 @@ struct Model {
 // w [2, 2] and b [2], gradients fed through "gw" and "gb".
 Model Build(const Optimizer& opt, bool check_numerics) {
   Scope s = Scope::NewRootScope();
-  auto w = VariableWithInit(s, "w", TensorShape({2, 2}), [](const Scope& is, const TensorShape&, DataType) {
-    return Const(is, Tensor::FromVector<float>(kW0, TensorShape({2, 2})));
-  });
-  auto b = VariableWithInit(s, "b", TensorShape({2}), [](const Scope& is, const TensorShape&, DataType) {
-    return Const(is, Tensor::FromVector<float>(kB0));
-  });
+  auto w = VariableWithInit(s, "w", TensorShape({2, 2}),
+                            [](const Scope& is, const TensorShape&, DataType) {
+                              return Const(is, Tensor::FromVector<float>(kW0, TensorShape({2, 2})));
+                            });
+  auto b =
+      VariableWithInit(s, "b", TensorShape({2}), [](const Scope& is, const TensorShape&, DataType) {
+        return Const(is, Tensor::FromVector<float>(kB0));
+      });
   auto gw = Placeholder(s.WithOpName("gw"), DT_FLOAT, PartialTensorShape({2, 2}));
   auto gb = Placeholder(s.WithOpName("gb"), DT_FLOAT, PartialTensorShape({2}));
   auto step = GlobalStep(s);
@@ -62,8 +65,9 @@ void RunThreeSteps(const Optimizer& opt, Update update) {
   std::vector<double> w1(4, 0), w2(4, 0), b1(2, 0), b2(2, 0);
   for (int step = 1; step <= 3; ++step) {
     auto gw = Grad(step, 4), gb = Grad(step + 10, 2);
-    auto out = m.session->Run({{"gw", ToTensor(gw, TensorShape({2, 2}))}, {"gb", ToTensor(gb, TensorShape({2}))}},
-                              {}, {m.train});
+    auto out = m.session->Run(
+        {{"gw", ToTensor(gw, TensorShape({2, 2}))}, {"gb", ToTensor(gb, TensorShape({2}))}}, {},
+        {m.train});
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     for (int i = 0; i < 4; ++i) update(&w[i], gw[i], &w1[i], &w2[i], step);
     for (int i = 0; i < 2; ++i) update(&b[i], gb[i], &b1[i], &b2[i], step);
@@ -75,9 +79,8 @@ void RunThreeSteps(const Optimizer& opt, Update update) {
 
 TEST(OptimizersTest, GradientDescentOverThreeSteps) {
   const double lr = 0.1f;
-  RunThreeSteps(Optimizer::GradientDescent(0.1), [&](double* p, double g, double*, double*, int) {
-    *p -= lr * g;
-  });
+  RunThreeSteps(Optimizer::GradientDescent(0.1),
+                [&](double* p, double g, double*, double*, int) { *p -= lr * g; });
 }
 
 TEST(OptimizersTest, MomentumOverThreeSteps) {
@@ -105,8 +108,8 @@ TEST(OptimizersTest, AdamSlotsAreRecordedAndNotTrainable) {
   ASSERT_TRUE(ApplyGradients(s, Optimizer::Adam(0.1), {{g, w}}, GlobalStep(s), false).ok());
   std::vector<std::string> names;
   for (const auto& v : AllVariables(s)) names.push_back(v.name);
-  EXPECT_EQ(names, std::vector<std::string>({"w", "global_step", "beta1_power", "beta2_power",
-                                             "w/Adam", "w/Adam_1"}));
+  EXPECT_EQ(names, std::vector<std::string>(
+                       {"w", "global_step", "beta1_power", "beta2_power", "w/Adam", "w/Adam_1"}));
   ASSERT_EQ(TrainableVariables(s).size(), 1u);
   EXPECT_EQ(TrainableVariables(s)[0].name, "w");
 }
@@ -115,12 +118,14 @@ TEST(OptimizersTest, AdamSlotsAreRecordedAndNotTrainable) {
 // slot, power or step counter moves.
 TEST(OptimizersTest, CheckNumericsStopsTheStepBeforeAnyUpdate) {
   Model m = Build(Optimizer::Adam(0.01), /*check_numerics=*/true);
-  const std::vector<std::string> all = {"w", "b", "w/Adam", "w/Adam_1", "b/Adam", "b/Adam_1",
-                                        "beta1_power", "beta2_power"};
+  const std::vector<std::string> all = {"w",      "b",        "w/Adam",      "w/Adam_1",
+                                        "b/Adam", "b/Adam_1", "beta1_power", "beta2_power"};
   // One good step first, so the slots hold non-zero values.
-  ASSERT_TRUE(m.session->Run({{"gw", ToTensor(Grad(0, 4), TensorShape({2, 2}))},
-                              {"gb", ToTensor(Grad(1, 2), TensorShape({2}))}},
-                             {}, {m.train}).ok());
+  ASSERT_TRUE(m.session
+                  ->Run({{"gw", ToTensor(Grad(0, 4), TensorShape({2, 2}))},
+                         {"gb", ToTensor(Grad(1, 2), TensorShape({2}))}},
+                        {}, {m.train})
+                  .ok());
   std::vector<std::vector<double>> before;
   for (const auto& name : all) before.push_back(AsDoubles<float>(Fetch(m.session.get(), name)));
   std::vector<double> bad = Grad(2, 2);
@@ -131,8 +136,10 @@ TEST(OptimizersTest, CheckNumericsStopsTheStepBeforeAnyUpdate) {
                               {}, {m.train});
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
-    EXPECT_NE(out.status().message().find("CheckNumerics"), std::string::npos) << out.status().ToString();
-    EXPECT_NE(out.status().message().find("gradient for b : Tensor had NaN values"), std::string::npos)
+    EXPECT_NE(out.status().message().find("CheckNumerics"), std::string::npos)
+        << out.status().ToString();
+    EXPECT_NE(out.status().message().find("gradient for b : Tensor had NaN values"),
+              std::string::npos)
         << out.status().ToString();
   }
   for (size_t i = 0; i < all.size(); ++i) {

@@ -111,10 +111,9 @@ TYPED_TEST(TrainingOpsTest, AdamOverThreeSteps) {
     p2 *= b2;
     std::vector<double> grad(5);
     for (int i = 0; i < 5; ++i) grad[i] = kGrad[i] * (1 + step);
-    auto out = session->Run({{"g", Vec<T>(grad)},
-                             {"b1p", Tensor::Scalar<T>(T(p1))},
-                             {"b2p", Tensor::Scalar<T>(T(p2))}},
-                            {}, {"apply"});
+    auto out = session->Run(
+        {{"g", Vec<T>(grad)}, {"b1p", Tensor::Scalar<T>(T(p1))}, {"b2p", Tensor::Scalar<T>(T(p2))}},
+        {}, {"apply"});
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     const double lr_t = lr * std::sqrt(1 - p2) / (1 - p1);
     for (int i = 0; i < 5; ++i) {
@@ -134,7 +133,8 @@ TEST(TrainingOpsTest, GradientDescentOnALargeTensor) {
   Scope s = Scope::NewRootScope();
   auto var = Variable(s.WithOpName("var"), {n});
   Assign(s.WithOpName("init"), var, Fill(s, Input({static_cast<int32_t>(n)}), 1.0f));
-  ApplyGradientDescent(s.WithOpName("apply"), var, 0.5f, Fill(s, Input({static_cast<int32_t>(n)}), 2.0f));
+  ApplyGradientDescent(s.WithOpName("apply"), var, 0.5f,
+                       Fill(s, Input({static_cast<int32_t>(n)}), 2.0f));
   Identity(s.WithOpName("read"), var);
   auto session = test::NewSession(s);
   ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
