@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 #include <mutex>
 #include <vector>
 
@@ -185,13 +187,23 @@ class CheckNumericsOp : public OpKernel {
     const Tensor& x = ctx->input(0);
     const T* p = x.data<T>();
     const int64_t n = x.NumElements();
-    // Branch-free flags so the scan vectorises; the kind is sorted out after.
-    bool nan = false, inf = false;
+    // The fast pass counts elements whose exponent bits are all ones (Inf
+    // or NaN) with integer arithmetic only, which vectorises; the kind is
+    // sorted out in a second pass that runs only on failure.
+    using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    constexpr Bits kExponent = sizeof(T) == 4 ? Bits(0x7F800000u) : Bits(0x7FF0000000000000ull);
+    int64_t bad = 0;
     for (int64_t i = 0; i < n; ++i) {
-      nan |= std::isnan(p[i]);
-      inf |= std::isinf(p[i]);
+      Bits b;
+      std::memcpy(&b, p + i, sizeof(b));
+      bad += (b & kExponent) == kExponent;
     }
-    if (nan || inf) {
+    if (bad > 0) {
+      bool nan = false, inf = false;
+      for (int64_t i = 0; i < n; ++i) {
+        nan = nan || std::isnan(p[i]);
+        inf = inf || std::isinf(p[i]);
+      }
       const char* what = nan && inf ? "NaN and Inf" : (nan ? "NaN" : "Inf");
       ctx->CtxFailure(errors::InvalidArgument(message_, " : Tensor had ", what, " values"));
       return;

@@ -240,5 +240,24 @@ TEST(CheckNumericsTest, NaNAndInfFailTheStepNamingNodeAndMessage) {
   }
 }
 
+// Past the vector width and in the scalar remainder: one bad element anywhere fails.
+TEST(CheckNumericsTest, OneBadElementOfALongFloatTensor) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  CheckNumerics(s.WithOpName("check"), x, "long");
+  auto session = test::NewSession(s);
+  for (int64_t at : {0, 17, 1000, 1002}) {
+    std::vector<float> v(1003, 1.5f);
+    v[at] = at % 2 ? std::numeric_limits<float>::infinity() : std::nanf("");
+    auto out = session->Run({{"x", Tensor::FromVector<float>(v)}}, {"check"}, {});
+    ASSERT_FALSE(out.ok()) << at;
+    EXPECT_NE(out.status().message().find(at % 2 ? "Tensor had Inf values" : "Tensor had NaN values"),
+              std::string::npos)
+        << out.status().ToString();
+  }
+  std::vector<float> big(1003, 3.0e38f);
+  EXPECT_TRUE(session->Run({{"x", Tensor::FromVector<float>(big)}}, {"check"}, {}).ok());
+}
+
 }  // namespace
 }  // namespace tact
