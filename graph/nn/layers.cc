@@ -97,6 +97,26 @@ Output Dropout(const Scope& scope, Output x, double rate, bool training, int64_t
   return Mul(s, Mul(s, x, scalar(1.0 / (1.0 - rate))), keep);
 }
 
+Output Dropout(const Scope& scope, Output x, double rate, Output training, int64_t seed) {
+  if (rate < 0 || rate >= 1) {
+    scope.UpdateStatus(errors::InvalidArgument("dropout: rate must lie in [0, 1), got ", rate));
+    return Output();
+  }
+  Scope s = scope.NewSubScope("dropout");
+  const DataType dt = BaseType(x.type());
+  auto scalar = [dt](double v) {
+    return dt == DT_DOUBLE ? Tensor::Scalar<double>(v)
+                           : Tensor::Scalar<float>(static_cast<float>(v));
+  };
+  // keep = u >= rate or not training; scale = 1 / (1 - rate) when training, else 1.
+  Output u = RandomUniform(s, Shape(s, x), dt, seed);
+  Output keep =
+      Cast(s, LogicalOr(s, GreaterEqual(s, u, scalar(rate)), LogicalNot(s, training)), dt);
+  Output scale =
+      Add(s, Mul(s, Cast(s, training, dt), scalar(1.0 / (1.0 - rate) - 1.0)), scalar(1.0));
+  return Mul(s, Mul(s, x, scale), keep);
+}
+
 int64_t CountParameters(const Scope& scope) {
   int64_t n = 0;
   for (const VariableInfo& v : TrainableVariables(scope)) n += v.shape.num_elements();

@@ -47,6 +47,9 @@ Output Flatten(const Scope& scope, Output x);
 // same seed and step id, a fresh one each step. Not training (or rate 0):
 // x unchanged. rate must lie in [0, 1).
 Output Dropout(const Scope& scope, Output x, double rate, bool training, int64_t seed = 0);
+// The same with the mode decided at Run time by a bool scalar (a
+// Placeholder fed true while training), so one graph serves both.
+Output Dropout(const Scope& scope, Output x, double rate, Output training, int64_t seed = 0);
 
 // The number of elements over every trainable variable of the scope's graph.
 int64_t CountParameters(const Scope& scope);

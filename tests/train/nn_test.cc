@@ -249,6 +249,37 @@ TEST(LayersTest, DropoutKeepsOneMinusRateScaledAndIsDeterministicPerStep) {
   EXPECT_EQ(AsDoubles<float>(Fetch(a.get(), "y_eval", {{"x", ones}})), std::vector<double>(n, 1.0));
 }
 
+// One graph, the mode fed: the same mask as the bool overload when
+// training, the identity when not.
+TEST(LayersTest, DropoutWithAFedTrainingFlag) {
+  const int64_t n = 5000;
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT, PartialTensorShape({n}));
+  auto training = Placeholder(s.WithOpName("training"), DT_BOOL, PartialTensorShape({}));
+  Identity(s.WithOpName("y"), Dropout(s, x, 0.5, training, 5));
+  Scope r = Scope::NewRootScope();
+  auto rx = Placeholder(r.WithOpName("x"), DT_FLOAT, PartialTensorShape({n}));
+  Identity(r.WithOpName("y"), Dropout(r, rx, 0.5, true, 5));
+  auto a = test::NewSession(s), b = test::NewSession(r);
+  std::vector<float> xs(n);
+  for (int64_t i = 0; i < n; ++i) xs[i] = 0.5f + i % 7;
+  Tensor xv = Tensor::FromVector<float>(xs);
+  auto on =
+      AsDoubles<float>(Fetch(a.get(), "y", {{"x", xv}, {"training", Tensor::Scalar<bool>(true)}}));
+  EXPECT_EQ(on, AsDoubles<float>(Fetch(b.get(), "y", {{"x", xv}})));
+  int64_t kept = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (on[i] != 0) {
+      ++kept;
+      EXPECT_FLOAT_EQ(on[i], 2 * xs[i]);
+    }
+  }
+  EXPECT_NEAR(double(kept) / n, 0.5, 0.03);
+  auto off =
+      AsDoubles<float>(Fetch(a.get(), "y", {{"x", xv}, {"training", Tensor::Scalar<bool>(false)}}));
+  EXPECT_EQ(off, AsDoubles<float>(xv));
+}
+
 TEST(LayersTest, CountParametersOfAnMlp) {
   Scope s = Scope::NewRootScope();
   auto x = Placeholder(s.WithOpName("x"), DT_FLOAT, PartialTensorShape({-1, 784}));
