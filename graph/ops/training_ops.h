@@ -14,6 +14,8 @@
 //                         v = v + (grad^2 - v) * (1 - beta2)
 //                         var -= lr_t * m / (sqrt(v) + epsilon)
 //
+// use_locking is accepted for TensorFlow's signature; the CPU kernels always
+// hold the Vars' mutexes while updating (kernels/cpu/training_ops.cc).
 // The hyper-parameters are scalars; every slot (accum, m, v) must already be
 // initialised and of var's shape, else the step fails naming the node.
 //
