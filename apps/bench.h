@@ -46,4 +46,7 @@ struct ExecutorBenchResult {
 // Builds each graph in its own Session and reports median Run times.
 StatusOr<ExecutorBenchResult> BenchExecutor(int nodes, int reps);
 
+// `tact bench train --model {mlp,cnn} [--steps N]`: images/s beside PyTorch.
+void AddBenchTrain(CLI::App& bench, std::function<int()>& run);
+
 }  // namespace tact::apps

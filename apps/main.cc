@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   std::function<int()> run;
   tact::apps::AddExampleCommand(app, run);
   tact::apps::AddRunCommand(app, run);
+  tact::apps::AddTrainCommand(app, run);
   tact::apps::AddBenchCommand(app, run);
   try {
     app.parse(argc, argv);

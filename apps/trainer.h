@@ -1,0 +1,66 @@
+// Training a model of apps/models.h on Fashion-MNIST through a Session: the
+// forward graph, its gradients (a graph rewrite, paper 4.1), Adam as a
+// subgraph over the variables, and one Session::Run per batch.
+//
+//   TrainOptions opt;
+//   opt.model = "mlp";
+//   StatusOr<TrainResult> r = Train(opt);
+//
+// Deterministic: the same options give the same variables bit for bit
+// (TrainResult::variables_fingerprint), whatever the thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "graph/status.h"
+
+namespace tact::apps {
+
+inline constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnist";
+
+// Where training is after a step, for progress reports.
+struct TrainProgress {
+  int64_t step = 0;         // steps done so far
+  int64_t total_steps = 0;  // steps the run will take
+  int64_t batch = 0;        // images per step
+  int epoch = 0;            // 0-based
+  double loss = 0;          // of this step's batch
+  double images_per_sec = 0;
+};
+
+struct TrainOptions {
+  std::string model = "mlp";  // "mlp" or "cnn"
+  std::string data_dir = kDefaultDataDir;
+  int epochs = 1;
+  int64_t batch = 100;
+  double learning_rate = 1e-3;  // Adam
+  uint64_t seed = 1;
+  // Use only the first N training / test images (0: all); for short runs.
+  int64_t train_limit = 0;
+  int64_t test_limit = 0;
+  // Stop after this many steps in all (0: run every epoch to the end).
+  int64_t max_steps = 0;
+  // Every gradient passes CheckNumerics; a non-finite one fails the step
+  // before any variable changes.
+  bool check_numerics = false;
+  int intra_op_threads = 2;
+  std::function<void(const TrainProgress&)> on_step;
+  // After each epoch's evaluation.
+  std::function<void(int epoch, double test_accuracy)> on_epoch;
+};
+
+struct TrainResult {
+  int64_t steps = 0;
+  double train_loss = 0;      // mean over the last epoch's steps
+  double test_accuracy = 0;   // after the last epoch
+  double images_per_sec = 0;  // training steps only, evaluation excluded
+  int64_t parameters = 0;     // trainable scalars
+  // A hash over every variable's name, dtype, shape and bytes (16 hex digits).
+  std::string variables_fingerprint;
+};
+
+StatusOr<TrainResult> Train(const TrainOptions& options);
+
+}  // namespace tact::apps

@@ -1,0 +1,68 @@
+// `tact train` as a user runs it: its JSON line, and exit status 1 with a
+// message for bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "apps/trainer.h"
+
+namespace tact::apps {
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout and stderr
+};
+
+Result RunTactTrain(const std::string& args) {
+  const std::string cmd = std::string(TACT_BINARY) + " train " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int rc = pclose(p);
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return r;
+}
+
+TEST(TactTrainTest, PrintsOneJsonLineLast) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  Result r = RunTactTrain("--model mlp --max-steps 20 --train-limit 2000 --test-limit 500 --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  ASSERT_FALSE(r.out.empty());
+  std::string last = r.out.substr(0, r.out.size() - 1);
+  last = last.substr(last.rfind('\n') + 1);
+  const nlohmann::json j = nlohmann::json::parse(last, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(j.is_discarded()) << last;
+  for (const char* key : {"model", "epochs", "steps", "batch", "test_accuracy", "train_loss",
+                          "images_per_sec", "parameters", "variables_fingerprint"}) {
+    EXPECT_TRUE(j.contains(key)) << key << " missing from " << last;
+  }
+  EXPECT_EQ(j["model"], "mlp");
+  EXPECT_EQ(j["steps"], 20);
+  EXPECT_EQ(j["parameters"], 235146);
+  EXPECT_GT(j["images_per_sec"].get<double>(), 0);
+}
+
+TEST(TactTrainTest, AMissingDataDirectoryExitsOneNamingIt) {
+  Result r = RunTactTrain("--data /nonexistent/fmnist");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("/nonexistent/fmnist"), std::string::npos) << r.out;
+}
+
+TEST(TactTrainTest, AnUnknownModelIsRefused) {
+  Result r = RunTactTrain("--model resnet");
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("resnet"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace tact::apps

@@ -1,0 +1,111 @@
+// Training end to end on a slice of Fashion-MNIST (the set-up script
+// installs it; without it these tests skip).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "apps/trainer.h"
+
+namespace tact::apps {
+namespace {
+
+bool HaveData() {
+  return std::filesystem::exists(std::string(kDefaultDataDir) + "/train-images-idx3-ubyte.gz");
+}
+
+TrainOptions ShortMlpRun() {
+  TrainOptions opt;
+  opt.model = "mlp";
+  opt.train_limit = 6000;
+  opt.test_limit = 1000;
+  opt.max_steps = 300;
+  opt.epochs = 5;  // 60 steps an epoch: the run shuffles anew four times
+  opt.seed = 7;
+  return opt;
+}
+
+TEST(TrainerTest, AFewHundredMlpStepsLowerTheLossAndAreReproducible) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  TrainOptions opt = ShortMlpRun();
+  std::vector<double> losses;
+  opt.on_step = [&](const TrainProgress& p) { losses.push_back(p.loss); };
+  StatusOr<TrainResult> a = Train(opt);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->steps, 300);
+  ASSERT_EQ(losses.size(), 300u);
+  // ln(10) = 2.30 for a uniform guess; the last 60 steps average far lower.
+  double first = 0, last = 0;
+  for (int i = 0; i < 10; ++i) first += losses[i] / 10;
+  for (int i = 240; i < 300; ++i) last += losses[i] / 60;
+  EXPECT_GT(first, 1.5);
+  EXPECT_LT(last, 0.8);
+  EXPECT_GT(a->test_accuracy, 0.70);
+  EXPECT_EQ(a->parameters, 784 * 256 + 256 + 256 * 128 + 128 + 128 * 10 + 10);
+  EXPECT_EQ(a->variables_fingerprint.size(), 16u);
+
+  opt.on_step = nullptr;
+  StatusOr<TrainResult> b = Train(opt);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->variables_fingerprint, a->variables_fingerprint);
+  EXPECT_EQ(b->train_loss, a->train_loss);
+  EXPECT_EQ(b->test_accuracy, a->test_accuracy);
+
+  // Another seed is another run.
+  opt.seed = 8;
+  StatusOr<TrainResult> c = Train(opt);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_NE(c->variables_fingerprint, a->variables_fingerprint);
+}
+
+TEST(TrainerTest, OneThreadAndTwoGiveTheSameVariables) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  TrainOptions opt = ShortMlpRun();
+  opt.max_steps = 50;
+  opt.intra_op_threads = 1;
+  StatusOr<TrainResult> a = Train(opt);
+  opt.intra_op_threads = 2;
+  StatusOr<TrainResult> b = Train(opt);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->variables_fingerprint, b->variables_fingerprint);
+}
+
+TEST(TrainerTest, ACnnStepRunsWithCheckNumerics) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  TrainOptions opt;
+  opt.model = "cnn";
+  opt.train_limit = 400;
+  opt.test_limit = 200;
+  opt.max_steps = 4;
+  opt.check_numerics = true;
+  StatusOr<TrainResult> r = Train(opt);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->steps, 4);
+  // conv1 5*5*1*32+32, conv2 5*5*32*64+64, dense 3136*1024+1024, dense 1024*10+10.
+  EXPECT_EQ(r->parameters, 832 + 51264 + 3212288 + 10250);
+  EXPECT_TRUE(std::isfinite(r->train_loss));
+}
+
+TEST(TrainerTest, BadOptionsAreClearErrors) {
+  TrainOptions opt;
+  opt.data_dir = "/nonexistent/fashion";
+  StatusOr<TrainResult> r = Train(opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("/nonexistent/fashion"), std::string::npos)
+      << r.status().ToString();
+  if (!HaveData()) return;
+  opt = TrainOptions();
+  opt.model = "resnet";
+  opt.train_limit = 200;
+  r = Train(opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("resnet"), std::string::npos) << r.status().ToString();
+  opt.model = "mlp";
+  opt.batch = 500;
+  r = Train(opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("batch 500"), std::string::npos) << r.status().ToString();
+}
+
+}  // namespace
+}  // namespace tact::apps
