@@ -209,6 +209,50 @@ Status SparseXentGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
+// ConcatV2: input i's gradient is the slice of g at the sum of the sizes of
+// inputs 0..i-1 along axis (begin is that sum times a one-hot of axis).
+Status ConcatGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  const int n = op->num_inputs() - 1;
+  Output axis = Cast(s, In(op, n), DT_INT32);
+  Output rank = Rank(s, g[0]);
+  Output axis_nn = Select(s, Less(s, axis, 0), Add(s, axis, rank), axis);
+  Output mask = Cast(s, Equal(s, Range(s, 0, rank, 1), axis_nn), DT_INT32);
+  std::vector<Input> before;
+  for (int i = 0; i < n; ++i) {
+    Output shape = Shape(s, In(op, i));
+    Output begin = before.empty() ? ZerosLike(s, shape) : Mul(s, AddN(s, before), mask);
+    out->push_back(Slice(s, g[0], begin, shape));
+    before.push_back(shape);
+  }
+  out->push_back(Output());
+  return s.status();
+}
+
+// Tile: view g as [m0, d0, m1, d1, ...] and sum over the m axes.
+Status TileGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0), multiples = Cast(s, In(op, 1), DT_INT32);
+  Output split_shape = Reshape(s, Pack(s, {multiples, Shape(s, x)}, 1), {-1});
+  Output axes = Range(s, 0, Mul(s, Rank(s, x), 2), 2);
+  out->push_back(Sum(s, Reshape(s, g[0], split_shape), axes));
+  out->push_back(Output());
+  return s.status();
+}
+
+// Gather along axis 0, as a dense gradient: OneHot(indices)^T g, so rows
+// picked several times add up.
+Status GatherGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output params = In(op, 0), indices = In(op, 1);
+  DataType t = params.type();
+  Output pshape = Shape(s, params);
+  Output rows = Reshape(s, Slice(s, pshape, {0}, {1}), Const(s, Tensor::FromVector<int32_t>({}, {0})));
+  Output flat_idx = Reshape(s, indices, {-1});
+  Output onehot = OneHot(s, flat_idx, rows, ScalarOf(s, t, 1), ScalarOf(s, t, 0));
+  Output g2 = Reshape(s, g[0], Pack(s, {Size(s, flat_idx), Const(s, Tensor::Scalar<int32_t>(-1))}));
+  out->push_back(Reshape(s, MatMul(s, onehot, g2, true, false), pshape));
+  out->push_back(Output());
+  return s.status();
+}
+
 }  // namespace
 
 REGISTER_GRADIENT_OP("MatMul", MatMulGrad);
@@ -233,6 +277,9 @@ REGISTER_GRADIENT_OP("AvgPool", AvgPoolGrad_);
 REGISTER_GRADIENT_OP("Softmax", SoftmaxGrad);
 REGISTER_GRADIENT_OP("LogSoftmax", LogSoftmaxGrad);
 REGISTER_GRADIENT_OP("SparseSoftmaxCrossEntropyWithLogits", SparseXentGrad);
+REGISTER_GRADIENT_OP("ConcatV2", ConcatGrad);
+REGISTER_GRADIENT_OP("Tile", TileGrad);
+REGISTER_GRADIENT_OP("Gather", GatherGrad);
 REGISTER_NO_GRADIENT_OP("ArgMax");
 REGISTER_NO_GRADIENT_OP("ArgMin");
 

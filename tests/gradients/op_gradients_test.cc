@@ -169,6 +169,28 @@ TEST(OpGradientsTest, ArrayOps) {
             kTol);
 }
 
+TEST(OpGradientsTest, ConcatTileGather) {
+  EXPECT_LT(Check({{2, 3}, {2, 1}, {2, 2}},
+                  [](const Scope& s, const auto& x) { return Concat(s, {x[0], x[1], x[2]}, 1); }),
+            kTol);
+  EXPECT_LT(Check({{2, 3}, {1, 3}},
+                  [](const Scope& s, const auto& x) { return Concat(s, {x[0], x[1]}, -2); }),
+            kTol);
+  EXPECT_LT(Check({{2, 3}}, [](const Scope& s, const auto& x) { return Tile(s, x[0], {2, 3}); }),
+            kTol);
+  // Row 2 is picked twice: its gradient is the sum of both.
+  EXPECT_LT(Check({{4, 3}},
+                  [](const Scope& s, const auto& x) {
+                    return Gather(s, x[0], Const(s, Tensor::FromVector<int32_t>({2, 0, 2}, {3})));
+                  }),
+            kTol);
+  EXPECT_LT(Check({{4, 2}},
+                  [](const Scope& s, const auto& x) {
+                    return Gather(s, x[0], Const(s, Tensor::FromVector<int32_t>({1, 3, 3, 0}, {2, 2})));
+                  }),
+            kTol);
+}
+
 TEST(OpGradientsTest, NnOps) {
   EXPECT_LT(Check({{2, 3}, {3}}, [](const Scope& s, const auto& x) { return BiasAdd(s, x[0], x[1]); }),
             kTol);
