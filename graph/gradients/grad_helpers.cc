@@ -1,0 +1,27 @@
+#include "graph/gradients/grad_helpers.h"
+
+#include "graph/ops/all_ops.h"
+
+namespace tact {
+namespace grad {
+
+Output In(const Node* op, int i) {
+  const Edge* e = op->input_edge(i);
+  return e == nullptr ? Output() : Output(e->src, e->src_output);
+}
+
+Output ScalarOf(const Scope& s, DataType t, double v) {
+  if (t == DT_DOUBLE) return Const(s, Tensor::Scalar<double>(v));
+  Output f = Const(s, Tensor::Scalar<float>(static_cast<float>(v)));
+  return t == DT_FLOAT ? f : Cast(s, f, t);
+}
+
+Output ReduceToShapeOf(const Scope& s, Output g, Output x, Output y, bool first) {
+  Output sx = Shape(s, x), sy = Shape(s, y);
+  std::vector<Output> r = BroadcastGradientArgs(s, sx, sy);
+  if (r.size() != 2) return Output();
+  return Reshape(s, Sum(s, g, r[first ? 0 : 1]), first ? sx : sy);
+}
+
+}  // namespace grad
+}  // namespace tact

@@ -1,0 +1,18 @@
+// Small helpers shared by the gradient functions (graph/gradients/*_grad.cc).
+#pragma once
+
+#include "graph/scope.h"
+
+namespace tact {
+namespace grad {
+
+// Data input `i` of `op` (empty if unconnected).
+Output In(const Node* op, int i);
+// A scalar constant of dtype `t` (float or double; others via Cast).
+Output ScalarOf(const Scope& s, DataType t, double v);
+// Sums `g` (shaped like the broadcast result) down to the shape of `x`, as
+// the gradient of a broadcasting binary op needs.
+Output ReduceToShapeOf(const Scope& s, Output g, Output x, Output y, bool first);
+
+}  // namespace grad
+}  // namespace tact

@@ -1,0 +1,202 @@
+// Gradient functions of the element-wise math ops (math_ops.h) and of the
+// activation-gradient ops themselves (for second derivatives).
+#include "graph/gradients/grad_helpers.h"
+#include "graph/gradients/grad_registry.h"
+#include "graph/gradients/gradients.h"
+#include "graph/ops/all_ops.h"
+
+namespace tact {
+namespace {
+using grad::In;
+using grad::ReduceToShapeOf;
+using grad::ScalarOf;
+using Grads = std::vector<Output>;
+
+// Binary ops: dz/dx and dz/dy at z's (broadcast) shape, summed back.
+Status Binary(const Scope& s, Node* op, Output gx, Output gy, Grads* out) {
+  Output x = In(op, 0), y = In(op, 1);
+  out->push_back(gx.ok() ? ReduceToShapeOf(s, gx, x, y, true) : Output());
+  out->push_back(gy.ok() ? ReduceToShapeOf(s, gy, x, y, false) : Output());
+  return s.status();
+}
+
+Status AddGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Binary(s, op, g[0], g[0], out);
+}
+Status SubGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Binary(s, op, g[0], Neg(s, g[0]), out);
+}
+Status MulGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Binary(s, op, Mul(s, g[0], In(op, 1)), Mul(s, In(op, 0), g[0]), out);
+}
+Status DivGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0), y = In(op, 1);
+  return Binary(s, op, Div(s, g[0], y), Neg(s, Div(s, Div(s, Mul(s, g[0], x), y), y)), out);
+}
+Status PowGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0), y = In(op, 1), z(op, 0);
+  DataType t = x.type();
+  Output gx = Mul(s, g[0], Mul(s, y, Pow(s, x, Sub(s, y, ScalarOf(s, t, 1)))));
+  // log(x) only where x > 0 (the gradient for y is taken as 0 elsewhere).
+  Output pos = Greater(s, x, ZerosLike(s, x));
+  Output safe_x = Select(s, pos, x, OnesLike(s, x));
+  Output log_x = Select(s, pos, Log(s, safe_x), ZerosLike(s, x));
+  Output gy = Mul(s, g[0], Mul(s, z, log_x));
+  return Binary(s, op, gx, gy, out);
+}
+Status MaxMinGrad(const Scope& s, Node* op, const Grads& g, Grads* out, bool is_max) {
+  Output x = In(op, 0), y = In(op, 1);
+  Output mask = is_max ? GreaterEqual(s, x, y) : LessEqual(s, x, y);
+  Output zeros = ZerosLike(s, g[0]);
+  return Binary(s, op, Select(s, mask, g[0], zeros), Select(s, mask, zeros, g[0]), out);
+}
+Status MaximumGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return MaxMinGrad(s, op, g, out, true);
+}
+Status MinimumGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return MaxMinGrad(s, op, g, out, false);
+}
+Status SquaredDifferenceGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0), y = In(op, 1);
+  Output gx = Mul(s, g[0], Mul(s, ScalarOf(s, x.type(), 2), Sub(s, x, y)));
+  return Binary(s, op, gx, Neg(s, gx), out);
+}
+
+// Unary ops.
+Status NegGrad(const Scope& s, Node*, const Grads& g, Grads* out) {
+  out->push_back(Neg(s, g[0]));
+  return s.status();
+}
+Status AbsGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(Mul(s, g[0], Sign(s, In(op, 0))));
+  return s.status();
+}
+Status SquareGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0);
+  out->push_back(Mul(s, g[0], Mul(s, x, ScalarOf(s, x.type(), 2))));
+  return s.status();
+}
+Status SqrtGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(SqrtGrad(s, Output(op, 0), g[0]));
+  return s.status();
+}
+Status RsqrtGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(RsqrtGrad(s, Output(op, 0), g[0]));
+  return s.status();
+}
+Status ExpGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(Mul(s, g[0], Output(op, 0)));
+  return s.status();
+}
+Status LogGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(Div(s, g[0], In(op, 0)));
+  return s.status();
+}
+Status TanhGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(TanhGrad(s, Output(op, 0), g[0]));
+  return s.status();
+}
+Status SigmoidGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(SigmoidGrad(s, Output(op, 0), g[0]));
+  return s.status();
+}
+Status ReluGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(ReluGrad(s, g[0], In(op, 0)));
+  return s.status();
+}
+Status EluGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(EluGrad(s, g[0], Output(op, 0)));
+  return s.status();
+}
+Status SoftplusGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(SoftplusGrad(s, g[0], In(op, 0)));
+  return s.status();
+}
+Status IdentityGrad(const Scope&, Node*, const Grads& g, Grads* out) {
+  out->push_back(g[0]);
+  return Status::OK();
+}
+Status AddNGrad(const Scope&, Node* op, const Grads& g, Grads* out) {
+  for (int i = 0; i < op->num_inputs(); ++i) out->push_back(g[0]);
+  return Status::OK();
+}
+Status CastGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  DataType src = op->input_type(0);
+  bool ok = IsDifferentiableType(src) && IsDifferentiableType(op->output_type(0));
+  out->push_back(ok ? Cast(s, g[0], src) : Output());
+  return s.status();
+}
+Status SelectGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output c = In(op, 0), zeros = ZerosLike(s, g[0]);
+  out->push_back(Output());
+  out->push_back(Select(s, c, g[0], zeros));
+  out->push_back(Select(s, c, zeros, g[0]));
+  return s.status();
+}
+
+// Second derivatives. ReluGrad(g, x) = g * (x > 0): linear in g, and its
+// derivative in x is 0 almost everywhere.
+Status ReluGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 1);
+  out->push_back(ReluGrad(s, g[0], x));
+  out->push_back(ZerosLike(s, x));
+  return s.status();
+}
+// TanhGrad(y, dy) = dy * (1 - y^2).
+Status TanhGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output y = In(op, 0), dy = In(op, 1);
+  out->push_back(Mul(s, g[0], Mul(s, dy, Mul(s, ScalarOf(s, y.type(), -2), y))));
+  out->push_back(TanhGrad(s, y, g[0]));
+  return s.status();
+}
+// SigmoidGrad(y, dy) = dy * y * (1 - y).
+Status SigmoidGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output y = In(op, 0), dy = In(op, 1);
+  Output one_minus_2y = Sub(s, ScalarOf(s, y.type(), 1), Mul(s, ScalarOf(s, y.type(), 2), y));
+  out->push_back(Mul(s, g[0], Mul(s, dy, one_minus_2y)));
+  out->push_back(SigmoidGrad(s, y, g[0]));
+  return s.status();
+}
+
+}  // namespace
+
+REGISTER_GRADIENT_OP("Add", AddGrad);
+REGISTER_GRADIENT_OP("Sub", SubGrad);
+REGISTER_GRADIENT_OP("Mul", MulGrad);
+REGISTER_GRADIENT_OP("Div", DivGrad);
+REGISTER_GRADIENT_OP("Pow", PowGrad);
+REGISTER_GRADIENT_OP("Maximum", MaximumGrad);
+REGISTER_GRADIENT_OP("Minimum", MinimumGrad);
+REGISTER_GRADIENT_OP("SquaredDifference", SquaredDifferenceGrad);
+REGISTER_GRADIENT_OP("Neg", NegGrad);
+REGISTER_GRADIENT_OP("Abs", AbsGrad);
+REGISTER_GRADIENT_OP("Square", SquareGrad);
+REGISTER_GRADIENT_OP("Sqrt", SqrtGrad_);
+REGISTER_GRADIENT_OP("Rsqrt", RsqrtGrad_);
+REGISTER_GRADIENT_OP("Exp", ExpGrad);
+REGISTER_GRADIENT_OP("Log", LogGrad);
+REGISTER_GRADIENT_OP("Tanh", TanhGrad_);
+REGISTER_GRADIENT_OP("Sigmoid", SigmoidGrad_);
+REGISTER_GRADIENT_OP("Relu", ReluGrad_);
+REGISTER_GRADIENT_OP("Elu", EluGrad_);
+REGISTER_GRADIENT_OP("Softplus", SoftplusGrad_);
+REGISTER_GRADIENT_OP("Identity", IdentityGrad);
+REGISTER_GRADIENT_OP("AddN", AddNGrad);
+REGISTER_GRADIENT_OP("Cast", CastGrad);
+REGISTER_GRADIENT_OP("Select", SelectGrad);
+REGISTER_GRADIENT_OP("ReluGrad", ReluGradGrad);
+REGISTER_GRADIENT_OP("TanhGrad", TanhGradGrad);
+REGISTER_GRADIENT_OP("SigmoidGrad", SigmoidGradGrad);
+REGISTER_NO_GRADIENT_OP("StopGradient");
+REGISTER_NO_GRADIENT_OP("Sign");
+REGISTER_NO_GRADIENT_OP("ZerosLike");
+REGISTER_NO_GRADIENT_OP("OnesLike");
+REGISTER_NO_GRADIENT_OP("Shape");
+REGISTER_NO_GRADIENT_OP("Size");
+REGISTER_NO_GRADIENT_OP("Rank");
+REGISTER_NO_GRADIENT_OP("Fill");
+REGISTER_NO_GRADIENT_OP("BroadcastGradientArgs");
+REGISTER_NO_GRADIENT_OP("Const");
+REGISTER_NO_GRADIENT_OP("Placeholder");
+
+}  // namespace tact

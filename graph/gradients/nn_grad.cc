@@ -1,0 +1,286 @@
+// Gradient functions of matrix products, reductions, neural-network ops and
+// array ops.
+#include <string>
+
+#include "graph/attr_value.h"
+#include "graph/gradients/grad_helpers.h"
+#include "graph/gradients/grad_registry.h"
+#include "graph/ops/all_ops.h"
+
+namespace tact {
+namespace {
+using grad::In;
+using grad::ScalarOf;
+using Grads = std::vector<Output>;
+
+bool BoolAttr(const Node* op, const char* name) {
+  bool v = false;
+  return GetAttr(op->attrs(), name, &v).ok() && v;
+}
+
+Status MatMulGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  const bool ta = BoolAttr(op, "transpose_a"), tb = BoolAttr(op, "transpose_b");
+  Output a = In(op, 0), b = In(op, 1), dz = g[0];
+  if (!ta && !tb) {
+    out->push_back(MatMul(s, dz, b, false, true));
+    out->push_back(MatMul(s, a, dz, true, false));
+  } else if (!ta && tb) {
+    out->push_back(MatMul(s, dz, b));
+    out->push_back(MatMul(s, dz, a, true, false));
+  } else if (ta && !tb) {
+    out->push_back(MatMul(s, b, dz, false, true));
+    out->push_back(MatMul(s, a, dz));
+  } else {
+    out->push_back(MatMul(s, b, dz, true, true));
+    out->push_back(MatMul(s, dz, a, true, true));
+  }
+  return s.status();
+}
+
+// Same as MatMul on the last two dims; batch dims must match (no
+// broadcasting in the gradient yet).
+Status BatchMatMulGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  const bool ta = BoolAttr(op, "adj_x"), tb = BoolAttr(op, "adj_y");
+  Output a = In(op, 0), b = In(op, 1), dz = g[0];
+  if (!ta && !tb) {
+    out->push_back(BatchMatMul(s, dz, b, false, true));
+    out->push_back(BatchMatMul(s, a, dz, true, false));
+  } else if (!ta && tb) {
+    out->push_back(BatchMatMul(s, dz, b));
+    out->push_back(BatchMatMul(s, dz, a, true, false));
+  } else if (ta && !tb) {
+    out->push_back(BatchMatMul(s, b, dz, false, true));
+    out->push_back(BatchMatMul(s, a, dz));
+  } else {
+    out->push_back(BatchMatMul(s, b, dz, true, true));
+    out->push_back(BatchMatMul(s, dz, a, true, true));
+  }
+  return s.status();
+}
+
+// g reshaped to the keep_dims shape of the reduction, broadcast back to x.
+Output KeepDims(const Scope& s, Node* op, Output g) {
+  Output x = In(op, 0), axis = In(op, 1);
+  Output kept_shape = Shape(s, Sum(s, x, axis, /*keep_dims=*/true));
+  return Reshape(s, g, kept_shape);
+}
+
+Status SumGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0);
+  out->push_back(Mul(s, KeepDims(s, op, g[0]), OnesLike(s, x)));
+  out->push_back(Output());
+  return s.status();
+}
+Status MeanGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0);
+  DataType t = x.type();
+  Output count = Div(s, Cast(s, Size(s, x), t), Cast(s, Size(s, Output(op, 0)), t));
+  out->push_back(Div(s, Mul(s, KeepDims(s, op, g[0]), OnesLike(s, x)), count));
+  out->push_back(Output());
+  return s.status();
+}
+// The gradient is split evenly among the elements equal to the extreme.
+Status MaxMinReduceGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0), axis = In(op, 1);
+  Output y = KeepDims(s, op, Output(op, 0));
+  Output ind = Cast(s, Equal(s, x, y), x.type());
+  Output num = Sum(s, ind, axis, true);
+  out->push_back(Mul(s, Div(s, ind, num), KeepDims(s, op, g[0])));
+  out->push_back(Output());
+  return s.status();
+}
+
+Status ReshapeLikeGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(Reshape(s, g[0], Shape(s, In(op, 0))));
+  for (int i = 1; i < op->num_inputs(); ++i) out->push_back(Output());
+  return s.status();
+}
+
+// Transpose by the inverse permutation; the permutation must be a Const.
+Status TransposeGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output perm = In(op, 1);
+  Tensor value;
+  if (perm.node->op() != "Const" || !GetAttr(perm.node->attrs(), "value", &value).ok()) {
+    return errors::Unimplemented("Transpose gradient needs a constant perm");
+  }
+  std::vector<int32_t> inv(value.NumElements());
+  for (int64_t i = 0; i < value.NumElements(); ++i) {
+    int64_t p = value.dtype() == DT_INT64 ? value.data<int64_t>()[i] : value.data<int32_t>()[i];
+    if (p < 0 || p >= value.NumElements()) return errors::InvalidArgument("bad perm");
+    inv[p] = static_cast<int32_t>(i);
+  }
+  out->push_back(Transpose(s, g[0], Const(s, Tensor::FromVector<int32_t>(inv))));
+  out->push_back(Output());
+  return s.status();
+}
+
+Status SplitGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  std::vector<Input> parts(g.begin(), g.end());
+  out->push_back(Output());
+  out->push_back(Concat(s, parts, In(op, 0)));
+  return s.status();
+}
+Status PackGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  int64_t axis = 0;
+  (void)GetAttr(op->attrs(), "axis", &axis);
+  std::vector<Output> parts = Unpack(s, g[0], op->num_inputs(), axis);
+  for (auto& p : parts) out->push_back(p);
+  return s.status();
+}
+Status UnpackGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  int64_t axis = 0;
+  (void)GetAttr(op->attrs(), "axis", &axis);
+  std::vector<Input> parts(g.begin(), g.end());
+  out->push_back(Pack(s, parts, axis));
+  return s.status();
+}
+// Slice: pad g back to x's shape with begin in front.
+Status SliceGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0), begin = In(op, 1);
+  Output before = Cast(s, begin, DT_INT32);
+  Output after = Sub(s, Sub(s, Shape(s, x), before), Shape(s, Output(op, 0)));
+  out->push_back(Pad(s, g[0], Pack(s, {before, after}, 1)));
+  out->push_back(Output());
+  out->push_back(Output());
+  return s.status();
+}
+// Pad: slice out the middle.
+Status PadGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0), paddings = In(op, 1);
+  Output before = Reshape(s, Slice(s, paddings, {0, 0}, {-1, 1}), {-1});
+  out->push_back(Slice(s, g[0], before, Shape(s, x)));
+  out->push_back(Output());
+  return s.status();
+}
+
+Status BiasAddGrad_(const Scope& s, Node*, const Grads& g, Grads* out) {
+  out->push_back(g[0]);
+  out->push_back(BiasAddGrad(s, g[0]));
+  return s.status();
+}
+
+struct Window {
+  std::vector<int64_t> ksize, strides, dilations{1, 1, 1, 1};
+  std::string padding;
+};
+Window WindowOf(const Node* op) {
+  Window w;
+  (void)GetAttr(op->attrs(), "ksize", &w.ksize);
+  (void)GetAttr(op->attrs(), "strides", &w.strides);
+  (void)GetAttr(op->attrs(), "dilations", &w.dilations);
+  (void)GetAttr(op->attrs(), "padding", &w.padding);
+  return w;
+}
+Status Conv2DGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Window w = WindowOf(op);
+  Output x = In(op, 0), f = In(op, 1);
+  out->push_back(Conv2DBackpropInput(s, Shape(s, x), f, g[0], w.strides, w.padding, w.dilations));
+  out->push_back(Conv2DBackpropFilter(s, x, Shape(s, f), g[0], w.strides, w.padding, w.dilations));
+  return s.status();
+}
+Status MaxPoolGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Window w = WindowOf(op);
+  out->push_back(MaxPoolGrad(s, In(op, 0), Output(op, 0), g[0], w.ksize, w.strides, w.padding));
+  return s.status();
+}
+Status AvgPoolGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Window w = WindowOf(op);
+  out->push_back(AvgPoolGrad(s, Shape(s, In(op, 0)), g[0], w.ksize, w.strides, w.padding));
+  return s.status();
+}
+// dx = (g - sum(g * y)) * y over the last axis.
+Status SoftmaxGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output y(op, 0);
+  out->push_back(Mul(s, Sub(s, g[0], Sum(s, Mul(s, g[0], y), -1, true)), y));
+  return s.status();
+}
+// dx = g - sum(g) * softmax(x), softmax = exp(y).
+Status LogSoftmaxGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output y(op, 0);
+  out->push_back(Sub(s, g[0], Mul(s, Sum(s, g[0], -1, true), Exp(s, y))));
+  return s.status();
+}
+// d loss / d features = backprop (output 1) scaled by the loss gradient.
+// The gradient arriving at output 1 (backprop used as a value) is ignored:
+// its own derivative is not implemented.
+Status SparseXentGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(Mul(s, ExpandDims(s, g[0], -1), Output(op, 1)));
+  out->push_back(Output());
+  return s.status();
+}
+
+// ConcatV2: input i's gradient is the slice of g at the sum of the sizes of
+// inputs 0..i-1 along axis (begin is that sum times a one-hot of axis).
+Status ConcatGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  const int n = op->num_inputs() - 1;
+  Output axis = Cast(s, In(op, n), DT_INT32);
+  Output rank = Rank(s, g[0]);
+  Output axis_nn = Select(s, Less(s, axis, 0), Add(s, axis, rank), axis);
+  Output mask = Cast(s, Equal(s, Range(s, 0, rank, 1), axis_nn), DT_INT32);
+  std::vector<Input> before;
+  for (int i = 0; i < n; ++i) {
+    Output shape = Shape(s, In(op, i));
+    Output begin = before.empty() ? ZerosLike(s, shape) : Mul(s, AddN(s, before), mask);
+    out->push_back(Slice(s, g[0], begin, shape));
+    before.push_back(shape);
+  }
+  out->push_back(Output());
+  return s.status();
+}
+
+// Tile: view g as [m0, d0, m1, d1, ...] and sum over the m axes.
+Status TileGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0), multiples = Cast(s, In(op, 1), DT_INT32);
+  Output split_shape = Reshape(s, Pack(s, {multiples, Shape(s, x)}, 1), {-1});
+  Output axes = Range(s, 0, Mul(s, Rank(s, x), 2), 2);
+  out->push_back(Sum(s, Reshape(s, g[0], split_shape), axes));
+  out->push_back(Output());
+  return s.status();
+}
+
+// Gather along axis 0, as a dense gradient: OneHot(indices)^T g, so rows
+// picked several times add up.
+Status GatherGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output params = In(op, 0), indices = In(op, 1);
+  DataType t = params.type();
+  Output pshape = Shape(s, params);
+  Output rows = Reshape(s, Slice(s, pshape, {0}, {1}), Const(s, Tensor::FromVector<int32_t>({}, {0})));
+  Output flat_idx = Reshape(s, indices, {-1});
+  Output onehot = OneHot(s, flat_idx, rows, ScalarOf(s, t, 1), ScalarOf(s, t, 0));
+  Output g2 = Reshape(s, g[0], Pack(s, {Size(s, flat_idx), Const(s, Tensor::Scalar<int32_t>(-1))}));
+  out->push_back(Reshape(s, MatMul(s, onehot, g2, true, false), pshape));
+  out->push_back(Output());
+  return s.status();
+}
+
+}  // namespace
+
+REGISTER_GRADIENT_OP("MatMul", MatMulGrad);
+REGISTER_GRADIENT_OP("BatchMatMul", BatchMatMulGrad);
+REGISTER_GRADIENT_OP("Sum", SumGrad);
+REGISTER_GRADIENT_OP("Mean", MeanGrad);
+REGISTER_GRADIENT_OP("Max", MaxMinReduceGrad);
+REGISTER_GRADIENT_OP("Min", MaxMinReduceGrad);
+REGISTER_GRADIENT_OP("Reshape", ReshapeLikeGrad);
+REGISTER_GRADIENT_OP("ExpandDims", ReshapeLikeGrad);
+REGISTER_GRADIENT_OP("Squeeze", ReshapeLikeGrad);
+REGISTER_GRADIENT_OP("Transpose", TransposeGrad);
+REGISTER_GRADIENT_OP("Split", SplitGrad);
+REGISTER_GRADIENT_OP("Pack", PackGrad);
+REGISTER_GRADIENT_OP("Unpack", UnpackGrad);
+REGISTER_GRADIENT_OP("Slice", SliceGrad);
+REGISTER_GRADIENT_OP("Pad", PadGrad);
+REGISTER_GRADIENT_OP("BiasAdd", BiasAddGrad_);
+REGISTER_GRADIENT_OP("Conv2D", Conv2DGrad);
+REGISTER_GRADIENT_OP("MaxPool", MaxPoolGrad_);
+REGISTER_GRADIENT_OP("AvgPool", AvgPoolGrad_);
+REGISTER_GRADIENT_OP("Softmax", SoftmaxGrad);
+REGISTER_GRADIENT_OP("LogSoftmax", LogSoftmaxGrad);
+REGISTER_GRADIENT_OP("SparseSoftmaxCrossEntropyWithLogits", SparseXentGrad);
+REGISTER_GRADIENT_OP("ConcatV2", ConcatGrad);
+REGISTER_GRADIENT_OP("Tile", TileGrad);
+REGISTER_GRADIENT_OP("Gather", GatherGrad);
+REGISTER_NO_GRADIENT_OP("ArgMax");
+REGISTER_NO_GRADIENT_OP("ArgMin");
+
+}  // namespace tact

@@ -1,0 +1,255 @@
+// Every differentiable op's gradient against central differences (float64).
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "graph/gradients/gradients.h"
+#include "graph/ops/all_ops.h"
+#include "tests/gradients/gradient_checker.h"
+
+namespace tact {
+namespace {
+
+constexpr double kTol = 1e-6;
+
+using Build = std::function<Output(const Scope&, const std::vector<Output>&)>;
+
+// Builds y from Placeholders of `shapes` fed random values in [lo, hi).
+double Check(const std::vector<TensorShape>& shapes, const Build& build, double lo = -1,
+             double hi = 1) {
+  Scope s = Scope::NewRootScope();
+  std::vector<Output> xs;
+  std::vector<Tensor> vals;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    std::string name = "x";
+    name += std::to_string(i);
+    xs.push_back(Placeholder(s.WithOpName(name), DT_DOUBLE));
+    vals.push_back(RandomDoubles(shapes[i], 17 + i, lo, hi));
+  }
+  Output y = build(s, xs);
+  auto err = ComputeGradientError(s, xs, vals, y);
+  EXPECT_TRUE(err.ok()) << err.status().ToString();
+  return err.ok() ? *err : 1e9;
+}
+
+#define UNARY_TEST(OP, LO, HI)                                                          \
+  TEST(OpGradientsTest, OP) {                                                          \
+    EXPECT_LT(Check({{2, 3}}, [](const Scope& s, const auto& x) { return OP(s, x[0]); }, \
+                    LO, HI),                                                            \
+              kTol);                                                                    \
+  }
+UNARY_TEST(Neg, -1, 1)
+UNARY_TEST(Abs, 0.1, 1)
+UNARY_TEST(Square, -1, 1)
+UNARY_TEST(Sqrt, 0.5, 2)
+UNARY_TEST(Rsqrt, 0.5, 2)
+UNARY_TEST(Exp, -1, 1)
+UNARY_TEST(Log, 0.5, 2)
+UNARY_TEST(Sigmoid, -2, 2)
+UNARY_TEST(Tanh, -2, 2)
+UNARY_TEST(Relu, 0.1, 1)
+UNARY_TEST(Elu, -1, -0.1)
+UNARY_TEST(Softplus, -2, 2)
+UNARY_TEST(Identity, -1, 1)
+UNARY_TEST(Softmax, -2, 2)
+UNARY_TEST(LogSoftmax, -2, 2)
+
+#define BINARY_TEST(OP, LO, HI)                                                            \
+  TEST(OpGradientsTest, OP##Broadcasting) {                                               \
+    auto f = [](const Scope& s, const auto& x) { return OP(s, x[0], x[1]); };             \
+    EXPECT_LT(Check({{2, 3}, {2, 3}}, f, LO, HI), kTol);                                  \
+    EXPECT_LT(Check({{2, 3}, {3}}, f, LO, HI), kTol);                                     \
+    EXPECT_LT(Check({{2, 1}, {1, 3}}, f, LO, HI), kTol);                                  \
+    EXPECT_LT(Check({{}, {2, 2}}, f, LO, HI), kTol);                                      \
+  }
+BINARY_TEST(Add, -1, 1)
+BINARY_TEST(Sub, -1, 1)
+BINARY_TEST(Mul, -1, 1)
+BINARY_TEST(Div, 0.5, 2)
+BINARY_TEST(Pow, 0.5, 2)
+BINARY_TEST(SquaredDifference, -1, 1)
+
+TEST(OpGradientsTest, MaximumMinimum) {
+  // Distinct random values: no ties, where the gradient is not defined.
+  auto mx = [](const Scope& s, const auto& x) { return Maximum(s, x[0], x[1]); };
+  auto mn = [](const Scope& s, const auto& x) { return Minimum(s, x[0], x[1]); };
+  EXPECT_LT(Check({{2, 3}, {3}}, mx), kTol);
+  EXPECT_LT(Check({{2, 3}, {3}}, mn), kTol);
+}
+
+TEST(OpGradientsTest, AddNCastSelect) {
+  EXPECT_LT(Check({{2, 2}, {2, 2}},
+                  [](const Scope& s, const auto& x) { return AddN(s, {x[0], x[1], x[0]}); }),
+            kTol);
+  EXPECT_LT(Check({{3}},
+                  [](const Scope& s, const auto& x) {
+                    return Cast(s, Mul(s, x[0], x[0]), DT_DOUBLE);
+                  }),
+            kTol);
+  EXPECT_LT(Check({{4}, {4}},
+                  [](const Scope& s, const auto& x) {
+                    return Select(s, Greater(s, x[0], x[1]), Mul(s, x[0], x[1]), x[1]);
+                  }),
+            kTol);
+}
+
+TEST(OpGradientsTest, MatMulAllTransposes) {
+  for (int ta = 0; ta < 2; ++ta) {
+    for (int tb = 0; tb < 2; ++tb) {
+      TensorShape a = ta ? TensorShape({3, 2}) : TensorShape({2, 3});
+      TensorShape b = tb ? TensorShape({4, 3}) : TensorShape({3, 4});
+      EXPECT_LT(Check({a, b},
+                      [=](const Scope& s, const auto& x) {
+                        return MatMul(s, x[0], x[1], ta, tb);
+                      }),
+                kTol)
+          << ta << tb;
+    }
+  }
+}
+
+TEST(OpGradientsTest, BatchMatMul) {
+  EXPECT_LT(Check({{2, 2, 3}, {2, 3, 2}},
+                  [](const Scope& s, const auto& x) { return BatchMatMul(s, x[0], x[1]); }),
+            kTol);
+  EXPECT_LT(Check({{2, 3, 2}, {2, 2, 3}},
+                  [](const Scope& s, const auto& x) {
+                    return BatchMatMul(s, x[0], x[1], true, true);
+                  }),
+            kTol);
+}
+
+TEST(OpGradientsTest, Reductions) {
+  for (bool keep : {false, true}) {
+    EXPECT_LT(Check({{2, 3}}, [=](const Scope& s, const auto& x) { return Sum(s, x[0], 1, keep); }),
+              kTol);
+    EXPECT_LT(Check({{2, 3}},
+                    [=](const Scope& s, const auto& x) { return Mean(s, x[0], {0, 1}, keep); }),
+              kTol);
+    EXPECT_LT(Check({{2, 3}}, [=](const Scope& s, const auto& x) { return Max(s, x[0], 0, keep); }),
+              kTol);
+    EXPECT_LT(Check({{2, 3}},
+                    [=](const Scope& s, const auto& x) { return Min(s, x[0], -1, keep); }),
+              kTol);
+  }
+}
+
+TEST(OpGradientsTest, ArrayOps) {
+  EXPECT_LT(Check({{2, 3}}, [](const Scope& s, const auto& x) { return Reshape(s, x[0], {3, 2}); }),
+            kTol);
+  EXPECT_LT(Check({{2, 3}}, [](const Scope& s, const auto& x) { return ExpandDims(s, x[0], 1); }),
+            kTol);
+  EXPECT_LT(Check({{2, 1, 3}}, [](const Scope& s, const auto& x) { return Squeeze(s, x[0]); }),
+            kTol);
+  EXPECT_LT(Check({{2, 3, 4}},
+                  [](const Scope& s, const auto& x) { return Transpose(s, x[0], {2, 0, 1}); }),
+            kTol);
+  EXPECT_LT(Check({{4, 3}},
+                  [](const Scope& s, const auto& x) {
+                    auto p = Split(s, 0, x[0], 2);
+                    return Mul(s, p[0], p[1]);
+                  }),
+            kTol);
+  EXPECT_LT(Check({{3}, {3}},
+                  [](const Scope& s, const auto& x) { return Pack(s, {x[0], x[1]}, 1); }),
+            kTol);
+  EXPECT_LT(Check({{3, 2}},
+                  [](const Scope& s, const auto& x) {
+                    auto p = Unpack(s, x[0], 2, 1);
+                    return Mul(s, p[0], p[1]);
+                  }),
+            kTol);
+  EXPECT_LT(Check({{3, 4}},
+                  [](const Scope& s, const auto& x) { return Slice(s, x[0], {1, 1}, {2, -1}); }),
+            kTol);
+  EXPECT_LT(Check({{2, 3}},
+                  [](const Scope& s, const auto& x) {
+                    return Pad(s, x[0], Const(s, Tensor::FromVector<int32_t>({1, 0, 0, 2}, {2, 2})));
+                  }),
+            kTol);
+}
+
+TEST(OpGradientsTest, ConcatTileGather) {
+  EXPECT_LT(Check({{2, 3}, {2, 1}, {2, 2}},
+                  [](const Scope& s, const auto& x) { return Concat(s, {x[0], x[1], x[2]}, 1); }),
+            kTol);
+  EXPECT_LT(Check({{2, 3}, {1, 3}},
+                  [](const Scope& s, const auto& x) { return Concat(s, {x[0], x[1]}, -2); }),
+            kTol);
+  EXPECT_LT(Check({{2, 3}}, [](const Scope& s, const auto& x) { return Tile(s, x[0], {2, 3}); }),
+            kTol);
+  // Row 2 is picked twice: its gradient is the sum of both.
+  EXPECT_LT(Check({{4, 3}},
+                  [](const Scope& s, const auto& x) {
+                    return Gather(s, x[0], Const(s, Tensor::FromVector<int32_t>({2, 0, 2}, {3})));
+                  }),
+            kTol);
+  EXPECT_LT(Check({{4, 2}},
+                  [](const Scope& s, const auto& x) {
+                    return Gather(s, x[0], Const(s, Tensor::FromVector<int32_t>({1, 3, 3, 0}, {2, 2})));
+                  }),
+            kTol);
+}
+
+TEST(OpGradientsTest, NnOps) {
+  EXPECT_LT(Check({{2, 3}, {3}}, [](const Scope& s, const auto& x) { return BiasAdd(s, x[0], x[1]); }),
+            kTol);
+  EXPECT_LT(Check({{1, 4, 4, 2}, {2, 2, 2, 3}},
+                  [](const Scope& s, const auto& x) {
+                    return Conv2D(s, x[0], x[1], {1, 1, 1, 1}, "SAME");
+                  }),
+            kTol);
+  EXPECT_LT(Check({{1, 5, 5, 1}, {3, 3, 1, 2}},
+                  [](const Scope& s, const auto& x) {
+                    return Conv2D(s, x[0], x[1], {1, 2, 2, 1}, "VALID");
+                  }),
+            kTol);
+  EXPECT_LT(Check({{1, 4, 4, 2}},
+                  [](const Scope& s, const auto& x) {
+                    return MaxPool(s, x[0], {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+                  }),
+            kTol);
+  EXPECT_LT(Check({{1, 4, 4, 2}},
+                  [](const Scope& s, const auto& x) {
+                    return AvgPool(s, x[0], {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME");
+                  }),
+            kTol);
+  EXPECT_LT(Check({{3, 4}},
+                  [](const Scope& s, const auto& x) {
+                    return SparseSoftmaxCrossEntropyWithLogits(s, x[0], {1, 0, 3})[0];
+                  }),
+            kTol);
+}
+
+// Second derivatives: the gradient graph differentiated again.
+Output GradOf(const Scope& s, Output y, Output x) {
+  std::vector<Output> g;
+  EXPECT_TRUE(AddSymbolicGradients(s, {y}, {x}, {}, &g).ok());
+  return g.empty() ? Output() : g[0];
+}
+
+TEST(OpGradientsTest, SecondDerivatives) {
+  EXPECT_LT(Check({{3}}, [](const Scope& s, const auto& x) { return GradOf(s, Mul(s, Square(s, x[0]), x[0]), x[0]); }),
+            kTol);
+  EXPECT_LT(Check({{3}}, [](const Scope& s, const auto& x) { return GradOf(s, Tanh(s, x[0]), x[0]); }),
+            kTol);
+  EXPECT_LT(Check({{3}}, [](const Scope& s, const auto& x) { return GradOf(s, Sigmoid(s, x[0]), x[0]); }),
+            kTol);
+  EXPECT_LT(Check({{2, 3}, {3}},
+                  [](const Scope& s, const auto& x) {
+                    return GradOf(s, Mul(s, Mul(s, x[0], x[1]), x[1]), x[1]);
+                  }),
+            kTol);
+  EXPECT_LT(Check({{2, 3}, {3, 2}},
+                  [](const Scope& s, const auto& x) {
+                    Output p = MatMul(s, x[0], x[1]);
+                    return GradOf(s, Sum(s, Mul(s, p, p), {0, 1}), x[0]);
+                  }),
+            kTol);
+  EXPECT_LT(Check({{4}},
+                  [](const Scope& s, const auto& x) { return GradOf(s, Relu(s, Square(s, x[0])), x[0]); }),
+            kTol);
+}
+
+}  // namespace
+}  // namespace tact
