@@ -22,6 +22,7 @@ struct TrainBenchFlags {
   int64_t steps = 200;
   int64_t batch = 100;
   std::string python = "/usr/bin/python3";
+  bool json = true;
 };
 
 StatusOr<double> TactImagesPerSec(const TrainBenchFlags& f, int threads) {
@@ -92,7 +93,7 @@ void AddBenchTrain(CLI::App& bench, std::function<int()>& run) {
   cmd->add_option("--steps", f->steps, "timed steps per measurement");
   cmd->add_option("--batch", f->batch, "images per step");
   cmd->add_option("--python", f->python, "the interpreter that runs the PyTorch peer");
-  cmd->add_flag("--json", "the output is always one JSON line; accepted for symmetry");
+  cmd->add_flag("--json", f->json, "the output is always one JSON line; accepted for symmetry");
   cmd->callback([f, &run] { run = [f] { return RunTrainBench(*f); }; });
 }
 
