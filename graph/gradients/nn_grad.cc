@@ -90,6 +90,16 @@ Status MaxMinReduceGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
+// Prod: dx = g * prod / x. Valid only where x has no zero (a zero would
+// need the product of the other elements, which no op here computes).
+Status ProdGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0);
+  Output prod = KeepDims(s, op, Output(op, 0));
+  out->push_back(Div(s, Mul(s, KeepDims(s, op, g[0]), prod), x));
+  out->push_back(Output());
+  return s.status();
+}
+
 Status ReshapeLikeGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   out->push_back(Reshape(s, g[0], Shape(s, In(op, 0))));
   for (int i = 1; i < op->num_inputs(); ++i) out->push_back(Output());
@@ -261,6 +271,7 @@ REGISTER_GRADIENT_OP("Sum", SumGrad);
 REGISTER_GRADIENT_OP("Mean", MeanGrad);
 REGISTER_GRADIENT_OP("Max", MaxMinReduceGrad);
 REGISTER_GRADIENT_OP("Min", MaxMinReduceGrad);
+REGISTER_GRADIENT_OP("Prod", ProdGrad);
 REGISTER_GRADIENT_OP("Reshape", ReshapeLikeGrad);
 REGISTER_GRADIENT_OP("ExpandDims", ReshapeLikeGrad);
 REGISTER_GRADIENT_OP("Squeeze", ReshapeLikeGrad);

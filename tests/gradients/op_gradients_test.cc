@@ -131,6 +131,9 @@ TEST(OpGradientsTest, Reductions) {
     EXPECT_LT(Check({{2, 3}},
                     [=](const Scope& s, const auto& x) { return Min(s, x[0], -1, keep); }),
               kTol);
+    EXPECT_LT(Check({{2, 3}},
+                    [=](const Scope& s, const auto& x) { return Prod(s, x[0], 1, keep); }, 0.5, 2),
+              kTol);
   }
 }
 
