@@ -37,24 +37,33 @@ Status MatMulGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
-// Same as MatMul on the last two dims; batch dims must match (no
-// broadcasting in the gradient yet).
+// Same as MatMul on the last two dims; each gradient is then summed over
+// the batch dims its operand was broadcast along.
+Output BatchDims(const Scope& s, Output x) {
+  Output n = Reshape(s, Sub(s, Rank(s, x), 2), {1});
+  return Slice(s, Shape(s, x), {0}, n);
+}
 Status BatchMatMulGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   const bool ta = BoolAttr(op, "adj_x"), tb = BoolAttr(op, "adj_y");
   Output a = In(op, 0), b = In(op, 1), dz = g[0];
+  Output da, db;
   if (!ta && !tb) {
-    out->push_back(BatchMatMul(s, dz, b, false, true));
-    out->push_back(BatchMatMul(s, a, dz, true, false));
+    da = BatchMatMul(s, dz, b, false, true);
+    db = BatchMatMul(s, a, dz, true, false);
   } else if (!ta && tb) {
-    out->push_back(BatchMatMul(s, dz, b));
-    out->push_back(BatchMatMul(s, dz, a, true, false));
+    da = BatchMatMul(s, dz, b);
+    db = BatchMatMul(s, dz, a, true, false);
   } else if (ta && !tb) {
-    out->push_back(BatchMatMul(s, b, dz, false, true));
-    out->push_back(BatchMatMul(s, a, dz));
+    da = BatchMatMul(s, b, dz, false, true);
+    db = BatchMatMul(s, a, dz);
   } else {
-    out->push_back(BatchMatMul(s, b, dz, true, true));
-    out->push_back(BatchMatMul(s, dz, a, true, true));
+    da = BatchMatMul(s, b, dz, true, true);
+    db = BatchMatMul(s, dz, a, true, true);
   }
+  std::vector<Output> r = BroadcastGradientArgs(s, BatchDims(s, a), BatchDims(s, b));
+  if (r.size() != 2) return s.status();
+  out->push_back(Reshape(s, Sum(s, da, r[0]), Shape(s, a)));
+  out->push_back(Reshape(s, Sum(s, db, r[1]), Shape(s, b)));
   return s.status();
 }
 

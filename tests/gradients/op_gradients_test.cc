@@ -118,6 +118,10 @@ TEST(OpGradientsTest, BatchMatMul) {
                     return BatchMatMul(s, x[0], x[1], true, true);
                   }),
             kTol);
+  // Broadcast batch dims: [2, 1] with [3] -> [2, 3].
+  EXPECT_LT(Check({{2, 1, 2, 3}, {3, 3, 2}},
+                  [](const Scope& s, const auto& x) { return BatchMatMul(s, x[0], x[1]); }),
+            kTol);
 }
 
 TEST(OpGradientsTest, Reductions) {
