@@ -104,6 +104,10 @@ Status ReluGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
   out->push_back(ReluGrad(s, g[0], In(op, 0)));
   return s.status();
 }
+Status Relu6Grad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(Relu6Grad(s, g[0], In(op, 0)));
+  return s.status();
+}
 Status EluGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
   out->push_back(EluGrad(s, g[0], Output(op, 0)));
   return s.status();
@@ -178,6 +182,7 @@ REGISTER_GRADIENT_OP("Log", LogGrad);
 REGISTER_GRADIENT_OP("Tanh", TanhGrad_);
 REGISTER_GRADIENT_OP("Sigmoid", SigmoidGrad_);
 REGISTER_GRADIENT_OP("Relu", ReluGrad_);
+REGISTER_GRADIENT_OP("Relu6", Relu6Grad_);
 REGISTER_GRADIENT_OP("Elu", EluGrad_);
 REGISTER_GRADIENT_OP("Softplus", SoftplusGrad_);
 REGISTER_GRADIENT_OP("Identity", IdentityGrad);

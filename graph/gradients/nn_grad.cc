@@ -37,24 +37,33 @@ Status MatMulGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
-// Same as MatMul on the last two dims; batch dims must match (no
-// broadcasting in the gradient yet).
+// Same as MatMul on the last two dims; each gradient is then summed over
+// the batch dims its operand was broadcast along.
+Output BatchDims(const Scope& s, Output x) {
+  Output n = Reshape(s, Sub(s, Rank(s, x), 2), {1});
+  return Slice(s, Shape(s, x), {0}, n);
+}
 Status BatchMatMulGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   const bool ta = BoolAttr(op, "adj_x"), tb = BoolAttr(op, "adj_y");
   Output a = In(op, 0), b = In(op, 1), dz = g[0];
+  Output da, db;
   if (!ta && !tb) {
-    out->push_back(BatchMatMul(s, dz, b, false, true));
-    out->push_back(BatchMatMul(s, a, dz, true, false));
+    da = BatchMatMul(s, dz, b, false, true);
+    db = BatchMatMul(s, a, dz, true, false);
   } else if (!ta && tb) {
-    out->push_back(BatchMatMul(s, dz, b));
-    out->push_back(BatchMatMul(s, dz, a, true, false));
+    da = BatchMatMul(s, dz, b);
+    db = BatchMatMul(s, dz, a, true, false);
   } else if (ta && !tb) {
-    out->push_back(BatchMatMul(s, b, dz, false, true));
-    out->push_back(BatchMatMul(s, a, dz));
+    da = BatchMatMul(s, b, dz, false, true);
+    db = BatchMatMul(s, a, dz);
   } else {
-    out->push_back(BatchMatMul(s, b, dz, true, true));
-    out->push_back(BatchMatMul(s, dz, a, true, true));
+    da = BatchMatMul(s, b, dz, true, true);
+    db = BatchMatMul(s, dz, a, true, true);
   }
+  std::vector<Output> r = BroadcastGradientArgs(s, BatchDims(s, a), BatchDims(s, b));
+  if (r.size() != 2) return s.status();
+  out->push_back(Reshape(s, Sum(s, da, r[0]), Shape(s, a)));
+  out->push_back(Reshape(s, Sum(s, db, r[1]), Shape(s, b)));
   return s.status();
 }
 
@@ -86,6 +95,16 @@ Status MaxMinReduceGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Output ind = Cast(s, Equal(s, x, y), x.type());
   Output num = Sum(s, ind, axis, true);
   out->push_back(Mul(s, Div(s, ind, num), KeepDims(s, op, g[0])));
+  out->push_back(Output());
+  return s.status();
+}
+
+// Prod: dx = g * prod / x. Valid only where x has no zero (a zero would
+// need the product of the other elements, which no op here computes).
+Status ProdGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0);
+  Output prod = KeepDims(s, op, Output(op, 0));
+  out->push_back(Div(s, Mul(s, KeepDims(s, op, g[0]), prod), x));
   out->push_back(Output());
   return s.status();
 }
@@ -261,6 +280,7 @@ REGISTER_GRADIENT_OP("Sum", SumGrad);
 REGISTER_GRADIENT_OP("Mean", MeanGrad);
 REGISTER_GRADIENT_OP("Max", MaxMinReduceGrad);
 REGISTER_GRADIENT_OP("Min", MaxMinReduceGrad);
+REGISTER_GRADIENT_OP("Prod", ProdGrad);
 REGISTER_GRADIENT_OP("Reshape", ReshapeLikeGrad);
 REGISTER_GRADIENT_OP("ExpandDims", ReshapeLikeGrad);
 REGISTER_GRADIENT_OP("Squeeze", ReshapeLikeGrad);

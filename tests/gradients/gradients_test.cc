@@ -121,6 +121,18 @@ TEST(GradientsTest, OpWithoutGradientIsAnErrorNamingNodeAndOp) {
   EXPECT_TRUE(g.empty());
 }
 
+// Second derivatives through a grad op without its own gradient (SqrtGrad)
+// fail, naming that op.
+TEST(GradientsTest, SecondDerivativeThroughUnsupportedGradOpIsAnError) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_DOUBLE);
+  std::vector<Output> g, gg;
+  ASSERT_TRUE(AddSymbolicGradients(s, {Sqrt(s, x)}, {x}, {}, &g).ok());
+  Status st = AddSymbolicGradients(s, {g[0]}, {x}, {}, &gg);
+  EXPECT_EQ(st.code(), Code::kNotFound);
+  EXPECT_NE(st.message().find("(op 'SqrtGrad')"), std::string::npos) << st.message();
+}
+
 // A gradient through float32 and back: Cast passes the gradient unchanged.
 TEST(GradientsTest, CastBetweenFloatTypesPassesTheGradient) {
   Scope s = Scope::NewRootScope();

@@ -49,6 +49,7 @@ UNARY_TEST(Sigmoid, -2, 2)
 UNARY_TEST(Tanh, -2, 2)
 UNARY_TEST(Relu, 0.1, 1)
 UNARY_TEST(Elu, -1, -0.1)
+UNARY_TEST(Relu6, 0.1, 1)
 UNARY_TEST(Softplus, -2, 2)
 UNARY_TEST(Identity, -1, 1)
 UNARY_TEST(Softmax, -2, 2)
@@ -117,6 +118,10 @@ TEST(OpGradientsTest, BatchMatMul) {
                     return BatchMatMul(s, x[0], x[1], true, true);
                   }),
             kTol);
+  // Broadcast batch dims: [2, 1] with [3] -> [2, 3].
+  EXPECT_LT(Check({{2, 1, 2, 3}, {3, 3, 2}},
+                  [](const Scope& s, const auto& x) { return BatchMatMul(s, x[0], x[1]); }),
+            kTol);
 }
 
 TEST(OpGradientsTest, Reductions) {
@@ -130,6 +135,9 @@ TEST(OpGradientsTest, Reductions) {
               kTol);
     EXPECT_LT(Check({{2, 3}},
                     [=](const Scope& s, const auto& x) { return Min(s, x[0], -1, keep); }),
+              kTol);
+    EXPECT_LT(Check({{2, 3}},
+                    [=](const Scope& s, const auto& x) { return Prod(s, x[0], 1, keep); }, 0.5, 2),
               kTol);
   }
 }
