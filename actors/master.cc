@@ -1,39 +1,60 @@
-// The master actor of a local session (paper 3): it owns the client's
-// graph, and per distinct (feeds, fetches, targets) it prunes the graph
-// (graph/subgraph.h), builds the executor and registers a partition actor,
-// once; each Run is then one run_step to the partition and one step_done
-// back. Nothing here computes or waits.
+// The master actor of a session (paper 3): it owns the client's graph, and
+// per distinct (feeds, fetches, targets) it prunes the graph
+// (graph/subgraph.h) and registers the partition with its device actor,
+// once; each Run is then one WireRunStep per partition and one WireStepDone
+// back from each. Nothing here computes or waits: registration is a
+// request whose answer arrives as a message, and Runs that come meanwhile
+// queue behind it.
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "actors/messages.h"
 #include "graph/subgraph.h"
-#include "kernels/resource_mgr.h"
 
 namespace tact {
 namespace {
 
+// A device actor answers at once unless its process is gone; this only
+// bounds how long a lost answer can hold the Runs queued behind it.
+constexpr auto kRegisterTimeout = std::chrono::seconds(60);
+
+struct Partition {
+  std::string handle;
+  caf::actor actor;
+};
+
 struct Signature {
-  caf::actor partition;
+  bool ready = false;                // registered with every device actor
+  std::vector<Partition> partitions; // one, until placement
   std::vector<std::pair<std::string, DataType>> feed_types;  // feed name -> expected dtype
+  std::vector<std::shared_ptr<RunCall>> waiting;  // Runs queued behind the registration
 };
 
 struct PendingStep {
   std::shared_ptr<RunCall> call;
-  std::shared_ptr<Rendezvous> rendezvous;
+  std::vector<Partition> partitions;
+  int outstanding = 0;  // partitions yet to answer
+  Status status;        // the first error
+  std::map<std::string, Tensor> fetched;  // by "node:port"
 };
 
 struct MasterState {
-  Device* device = nullptr;
-  std::shared_ptr<const std::string> container;
+  MasterOptions options;
   GraphDef graph_def;
   std::shared_ptr<Graph> graph = std::make_shared<Graph>();
   std::map<std::string, Signature> signatures;
   std::map<int64_t, PendingStep> pending;
   int64_t next_step = 1;
+  int64_t next_partition = 1;
+  bool closed = false;
 };
 
 using Self = caf::stateful_actor<MasterState>;
+
+std::string Normalized(const std::string& tensor_name) {
+  return ParseTensorId(tensor_name)->ToString();  // BuildSubgraph checked it
+}
 
 std::string SignatureKey(const RunCall& call) {
   std::vector<std::string> feeds;
@@ -50,29 +71,7 @@ std::string SignatureKey(const RunCall& call) {
   return key;
 }
 
-// The registered partition for this call's signature, built on first use.
-StatusOr<const Signature*> FindOrRegister(Self* self, const RunCall& call) {
-  MasterState& st = self->state;
-  const std::string key = SignatureKey(call);
-  auto it = st.signatures.find(key);
-  if (it != st.signatures.end()) return &it->second;
-  SubgraphSpec spec;
-  for (const auto& [name, t] : call.feeds) spec.feeds.push_back(name);
-  spec.fetches = call.fetches;
-  spec.targets = call.targets;
-  spec.device = st.device->name();
-  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> sub, BuildSubgraph(*st.graph, spec));
-  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Executor> ex,
-                        Executor::Create(std::shared_ptr<const Graph>(std::move(sub)), st.device));
-  Signature sig;
-  sig.partition = SpawnPartition(self, std::shared_ptr<const Executor>(std::move(ex)), st.device,
-                                 st.container);
-  for (const auto& [name, t] : call.feeds) {
-    TensorId id = *ParseTensorId(name);  // BuildSubgraph checked it
-    sig.feed_types.emplace_back(name, BaseType(st.graph->FindNode(id.node)->output_type(id.port)));
-  }
-  return &st.signatures.emplace(key, std::move(sig)).first->second;
-}
+Status Cancelled() { return errors::Cancelled("the session was closed"); }
 
 // Feeds of the wrong dtype, or of a shape their Placeholder rules out.
 Status CheckFeeds(const MasterState& st, const RunCall& call, const Signature& sig) {
@@ -98,51 +97,155 @@ Status CheckFeeds(const MasterState& st, const RunCall& call, const Signature& s
   return Status::OK();
 }
 
-void StartStep(Self* self, std::shared_ptr<RunCall> call) {
+void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) {
   MasterState& st = self->state;
-  StatusOr<const Signature*> sig = FindOrRegister(self, *call);
-  Status s = sig.ok() ? CheckFeeds(st, *call, **sig) : sig.status();
+  if (st.closed) {
+    call->reply(Cancelled());
+    return;
+  }
+  Status s = CheckFeeds(st, *call, sig);
   if (!s.ok()) {
     call->reply(s);
     return;
   }
-  auto rendezvous = NewLocalRendezvous();
-  for (const auto& [name, t] : call->feeds) {
-    s = rendezvous->Send(FeedKey(st.device->name(), ParseTensorId(name)->ToString()), t);
+  const int64_t step_id = st.next_step++;
+  WireRunStep run;
+  run.step_id = step_id;
+  run.collect_stats = call->stats != nullptr;
+  for (const auto& [name, t] : call->feeds) run.feeds.emplace_back(Normalized(name), t);
+  PendingStep& step = st.pending[step_id];
+  step.call = std::move(call);
+  step.partitions = sig.partitions;
+  step.outstanding = static_cast<int>(sig.partitions.size());
+  for (const Partition& p : sig.partitions) {
+    run.handle = p.handle;
+    self->send(p.actor, run);
+  }
+  if (st.options.operation_timeout_ms > 0) {
+    self->delayed_send(self, std::chrono::milliseconds(st.options.operation_timeout_ms),
+                       timeout_atom::value, step_id);
+  }
+}
+
+// Fails what is still running of a step everywhere; its StepDones follow.
+void AbortStep(Self* self, int64_t step_id, const Status& status) {
+  auto it = self->state.pending.find(step_id);
+  if (it == self->state.pending.end()) return;
+  for (const Partition& p : it->second.partitions) self->send(p.actor, WireAbortStep{step_id, status});
+}
+
+void FinishStep(Self* self, WireStepDone& done) {
+  MasterState& st = self->state;
+  auto it = st.pending.find(done.step_id);
+  if (it == st.pending.end()) return;  // a step delivered twice is finished once
+  PendingStep& step = it->second;
+  if (step.call->stats != nullptr) {
+    for (NodeExecStats& n : done.stats) step.call->stats->Add(std::move(n));
+  }
+  if (!done.status.ok() && step.status.ok()) {
+    step.status = done.status;
+    if (step.outstanding > 1) AbortStep(self, done.step_id, done.status);
+  }
+  for (auto& [name, t] : done.fetched) step.fetched[name] = std::move(t);
+  if (--step.outstanding > 0) return;
+  PendingStep finished = std::move(step);
+  st.pending.erase(it);
+  if (!finished.status.ok()) {
+    finished.call->reply(finished.status);
+    return;
+  }
+  std::vector<Tensor> out;
+  for (const std::string& f : finished.call->fetches) {
+    auto t = finished.fetched.find(Normalized(f));
+    if (t == finished.fetched.end()) {
+      finished.call->reply(errors::Internal("no partition returned fetch '", f, "'"));
+      return;
+    }
+    out.push_back(std::move(t->second));
+  }
+  finished.call->reply(std::move(out));
+}
+
+// Prunes the graph for `call` and asks the device actor to register the
+// partition; the Runs of this signature wait for the answer.
+Status Register(Self* self, const std::string& key, const RunCall& call) {
+  MasterState& st = self->state;
+  const DeviceEndpoint& device = st.options.devices[0];
+  SubgraphSpec spec;
+  for (const auto& [name, t] : call.feeds) spec.feeds.push_back(name);
+  spec.fetches = call.fetches;
+  spec.targets = call.targets;
+  spec.device = device.name;
+  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> sub, BuildSubgraph(*st.graph, spec));
+  Signature& sig = st.signatures[key];
+  WireRegisterPartition reg;
+  reg.handle = "partition_" + std::to_string(st.next_partition++);
+  reg.device = device.name;
+  reg.graph = sub->ToGraphDef();
+  reg.incarnation = st.options.incarnation;
+  reg.container = st.options.container;
+  for (const auto& [name, t] : call.feeds) {
+    TensorId id = *ParseTensorId(name);
+    reg.feeds.push_back(id.ToString());
+    sig.feed_types.emplace_back(name, BaseType(st.graph->FindNode(id.node)->output_type(id.port)));
+  }
+  for (const std::string& f : call.fetches) reg.fetches.push_back(Normalized(f));
+  sig.partitions.push_back(Partition{reg.handle, caf::actor()});
+  self->request(device.actor, kRegisterTimeout, std::move(reg))
+      .then(
+          [self, key](caf::actor partition) {
+            Signature& s = self->state.signatures[key];
+            s.partitions[0].actor = std::move(partition);
+            s.ready = true;
+            for (auto& call : std::exchange(s.waiting, {})) StartStep(self, std::move(call), s);
+          },
+          [self, key](caf::error& err) {
+            Status status = FromCafError(err);
+            auto it = self->state.signatures.find(key);
+            if (it == self->state.signatures.end()) return;
+            for (auto& call : it->second.waiting) call->reply(status);
+            // Forgotten, so that a later Run of the signature tries again.
+            self->state.signatures.erase(it);
+          });
+  return Status::OK();
+}
+
+void Run(Self* self, std::shared_ptr<RunCall> call) {
+  MasterState& st = self->state;
+  if (st.closed) {
+    call->reply(Cancelled());
+    return;
+  }
+  const std::string key = SignatureKey(*call);
+  auto it = st.signatures.find(key);
+  if (it == st.signatures.end()) {
+    Status s = Register(self, key, *call);
     if (!s.ok()) {
+      st.signatures.erase(key);
       call->reply(s);
       return;
     }
+    it = st.signatures.find(key);
   }
-  auto req = std::make_shared<StepRequest>();
-  req->step_id = st.next_step++;
-  req->rendezvous = rendezvous;
-  req->stats = call->stats;
-  st.pending[req->step_id] = PendingStep{std::move(call), rendezvous};
-  self->send((*sig)->partition, run_step_atom::value, std::move(req));
-}
-
-void FinishStep(Self* self, int64_t step_id, const Status& status) {
-  MasterState& st = self->state;
-  auto it = st.pending.find(step_id);
-  if (it == st.pending.end()) return;  // a step delivered twice is finished once
-  PendingStep step = std::move(it->second);
-  st.pending.erase(it);
-  if (!status.ok()) {
-    step.call->reply(status);
+  if (!it->second.ready) {
+    it->second.waiting.push_back(std::move(call));
     return;
   }
-  std::vector<Tensor> fetched;
-  for (const std::string& f : step.call->fetches) {
-    // The step is done, so every _Send has run: Recv returns at once.
-    StatusOr<Tensor> t = step.rendezvous->Recv(FetchKey(st.device->name(), ParseTensorId(f)->ToString()));
-    if (!t.ok()) {
-      step.call->reply(t.status());
-      return;
-    }
-    fetched.push_back(std::move(t).value());
+  StartStep(self, std::move(call), it->second);
+}
+
+// Stops new steps and aborts the running ones; each still answers its
+// client (with Cancelled, or its result if it finished first).
+void Close(Self* self) {
+  MasterState& st = self->state;
+  st.closed = true;
+  for (auto& [key, sig] : st.signatures) {
+    for (auto& call : std::exchange(sig.waiting, {})) call->reply(Cancelled());
   }
-  step.call->reply(std::move(fetched));
+  for (const auto& [step_id, step] : st.pending) {
+    AbortStep(self, step_id,
+              errors::Cancelled("the session was closed while step ", step_id, " was running"));
+  }
 }
 
 Status Extend(MasterState& st, const GraphDef& add) {
@@ -156,24 +259,25 @@ Status Extend(MasterState& st, const GraphDef& add) {
   return Status::OK();
 }
 
-caf::behavior MasterBehavior(Self* self, Device* device, std::string container) {
-  self->state.device = device;
-  self->state.container = std::make_shared<const std::string>(std::move(container));
+caf::behavior MasterBehavior(Self* self, MasterOptions options) {
+  self->state.options = std::move(options);
   return {
-      [self](extend_atom, std::shared_ptr<ExtendCall> call) {
-        call->reply(Extend(self->state, call->graph));
+      [self](std::shared_ptr<ExtendCall> call) { call->reply(Extend(self->state, call->graph)); },
+      [self](std::shared_ptr<RunCall> call) { Run(self, std::move(call)); },
+      [self](WireStepDone& done) { FinishStep(self, done); },
+      [self](timeout_atom, int64_t step_id) {
+        AbortStep(self, step_id,
+                  errors::DeadlineExceeded("step ", step_id, " ran past the operation timeout of ",
+                                           self->state.options.operation_timeout_ms, " ms"));
       },
-      [self](run_atom, std::shared_ptr<RunCall> call) { StartStep(self, std::move(call)); },
-      [self](step_done_atom, int64_t step_id, Status status) {
-        FinishStep(self, step_id, status);
-      },
+      [self](close_atom) { Close(self); },
   };
 }
 
 }  // namespace
 
-caf::actor SpawnMaster(caf::actor_system& system, Device* device, std::string container) {
-  return system.spawn(MasterBehavior, device, std::move(container));
+caf::actor SpawnMaster(caf::actor_system& system, MasterOptions options) {
+  return system.spawn(MasterBehavior, std::move(options));
 }
 
 }  // namespace tact

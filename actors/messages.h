@@ -1,7 +1,15 @@
-// The messages between the runtime's actors inside one process. They carry
-// refcounted objects, so in-process delivery never copies tensor bytes.
-// (Their wire forms, for the distributed runtime, come with schemas/
-// runtime.capnp.)
+// The runtime's actors and what they say to each other (paper 3):
+//
+//   client --RunCall--> master --RunStep--> partition --StepDone--> master
+//                          |                    ^
+//                          +--RegisterPartition-+-- device actor (spawns it)
+//
+// Between the master, the device actors and the partitions every message
+// is one of actors/wire.h's types (schemas/runtime.capnp): inside a process
+// CAF hands them over as C++ objects holding refcounted tensors, so tensor
+// bytes are never copied; across processes they serialise once through
+// Cap'n Proto. Only the client's own calls (RunCall, ExtendCall) are plain
+// in-process objects, since the client is a thread, not an actor.
 //
 // Include only from actors/*.cc: it pulls in CAF.
 #pragma once
@@ -13,20 +21,19 @@
 #include <utility>
 #include <vector>
 
-#include "actors/executor.h"
+#include "actors/wire_caf.h"
 #include "graph/graph_def.h"
-#include "kernels/rendezvous.h"
 
 namespace tact {
 
-using extend_atom = caf::atom_constant<caf::atom("extend")>;
-using run_atom = caf::atom_constant<caf::atom("run")>;
-using run_step_atom = caf::atom_constant<caf::atom("runstep")>;
-using step_done_atom = caf::atom_constant<caf::atom("stepdone")>;
+// The master's timer for MasterOptions::operation_timeout_ms.
+using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
+// Closing a session: the master refuses new Runs (Cancelled) and aborts the
+// running steps, each of which still answers its client.
 using close_atom = caf::atom_constant<caf::atom("close")>;
 
-// A client's Run, answered through `reply` (called exactly once, from any
-// thread), so that no CAF thread blocks and the client waits on its own
+// A client's Run, answered through `reply` (called exactly once, from a
+// CAF thread), so that no CAF thread blocks and the client waits on its own
 // latch rather than a scoped_actor round trip.
 struct RunCall {
   std::vector<std::pair<std::string, Tensor>> feeds;
@@ -41,30 +48,46 @@ struct ExtendCall {
   std::function<void(Status)> reply;
 };
 
-// One step of one partition.
-struct StepRequest {
-  int64_t step_id = 0;
-  std::shared_ptr<Rendezvous> rendezvous;
-  StepStats* stats = nullptr;
-};
-
 }  // namespace tact
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<tact::RunCall>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<tact::ExtendCall>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<tact::StepRequest>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tact::Status)
 
 namespace tact {
 
-// A partition actor: runs `executor` on `device` once per run_step, off the
-// CAF threads, and tells `master` with step_done(step_id, Status).
-caf::actor SpawnPartition(caf::event_based_actor* master, std::shared_ptr<const Executor> executor,
-                          Device* device, std::shared_ptr<const std::string> container);
+// A device actor: owns the partitions registered on `device` (which must
+// outlive it). It answers
+//   WireRegisterPartition -> the new partition actor, or the error naming
+//                            the handle (a graph without a kernel, a wrong
+//                            device, a handle registered twice);
+//   WireHealthPing        -> the same ping, with this task's incarnation.
+caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t incarnation);
 
-// The master actor of a local session: keeps the graph, prunes and
-// registers one partition per (feeds, fetches, targets) signature, and runs
-// steps (extend_atom + ExtendCall, run_atom + RunCall).
-caf::actor SpawnMaster(caf::actor_system& system, Device* device, std::string container);
+// A partition actor: runs its executor once per WireRunStep (off the CAF
+// threads for every expensive kernel) and answers the sender with a
+// WireStepDone; WireAbortStep fails that step's pending and future Recvs.
+// Spawned by a device actor, linked to it.
+caf::actor SpawnPartition(caf::event_based_actor* device_actor, Device* device,
+                          std::shared_ptr<const Executor> executor,
+                          WireRegisterPartition registration);
+
+// Where the master places partitions: one device and its actor.
+struct DeviceEndpoint {
+  std::string name;  // full device name
+  caf::actor actor;
+};
+
+struct MasterOptions {
+  std::vector<DeviceEndpoint> devices;  // every node runs on the first (until placement)
+  std::string container;                // of Variables that name none
+  uint64_t incarnation = 1;
+  int64_t operation_timeout_ms = 0;     // a step running longer is aborted; 0: never
+};
+
+// The master actor of a session: keeps the graph, prunes and registers one
+// partition per (feeds, fetches, targets) signature, and runs steps:
+// each client call arrives as a shared_ptr to ExtendCall or RunCall, and
+// close_atom ends the session.
+caf::actor SpawnMaster(caf::actor_system& system, MasterOptions options);
 
 }  // namespace tact

@@ -1,54 +1,153 @@
 // The partition actor (paper 3.2: each device's subgraph runs where it was
-// placed). It owns its executor; each run_step message is one step.
+// placed). It owns its executor; each WireRunStep is one step, answered
+// with one WireStepDone. A step's feeds and fetches pass through a
+// rendezvous of its own, as the client's tensors do in paper 4.2.
+#include <map>
+#include <mutex>
+
 #include "actors/messages.h"
+#include "graph/subgraph.h"
+#include "kernels/rendezvous.h"
 
 namespace tact {
 namespace {
 
+// The steps that are running, so that an abort can reach their rendezvous.
+// Shared with the executor's completion, which runs on any thread.
+class RunningSteps {
+ public:
+  void Add(int64_t step_id, std::shared_ptr<Rendezvous> r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    steps_[step_id] = std::move(r);
+  }
+  void Remove(int64_t step_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    steps_.erase(step_id);
+  }
+  // False if the step is not running (finished, or never started here).
+  bool Abort(int64_t step_id, const Status& s) {
+    std::shared_ptr<Rendezvous> r;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = steps_.find(step_id);
+      if (it == steps_.end()) return false;
+      r = it->second;
+    }
+    r->StartAbort(s);
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<int64_t, std::shared_ptr<Rendezvous>> steps_;
+};
+
 struct PartitionState {
   std::shared_ptr<const Executor> executor;
   Device* device = nullptr;
-  std::shared_ptr<const std::string> container;
-  caf::actor master;
+  // Fixed at registration; shared with every step's completion.
+  std::shared_ptr<const WireRegisterPartition> reg;
+  std::shared_ptr<RunningSteps> running = std::make_shared<RunningSteps>();
 };
 
-caf::behavior PartitionBehavior(caf::stateful_actor<PartitionState>* self,
-                                std::shared_ptr<const Executor> executor, Device* device,
-                                std::shared_ptr<const std::string> container, caf::actor master) {
+using Self = caf::stateful_actor<PartitionState>;
+
+// The feeds of a RunStep must be exactly the registered ones.
+Status CheckFeeds(const WireRegisterPartition& reg, const WireRunStep& step) {
+  if (step.handle != reg.handle) {
+    return errors::InvalidArgument("RunStep for partition '", step.handle, "' reached partition '",
+                                   reg.handle, "'");
+  }
+  for (const std::string& want : reg.feeds) {
+    bool found = false;
+    for (const auto& [name, t] : step.feeds) found = found || name == want;
+    if (!found) return errors::InvalidArgument("step ", step.step_id, " lacks feed '", want, "'");
+  }
+  if (step.feeds.size() != reg.feeds.size()) {
+    return errors::InvalidArgument("step ", step.step_id, " has ", step.feeds.size(),
+                                   " feeds; partition '", reg.handle, "' takes ", reg.feeds.size());
+  }
+  return Status::OK();
+}
+
+// Collects the fetches of a finished step from its rendezvous.
+WireStepDone Finish(const WireRegisterPartition& reg, const std::string& device, int64_t step_id,
+                    Status status, Rendezvous* rendezvous, StepStats* stats) {
+  WireStepDone done;
+  done.step_id = step_id;
+  done.handle = reg.handle;
+  if (status.ok()) {
+    for (const std::string& f : reg.fetches) {
+      // The step is over, so every _Send has run: Recv returns at once.
+      StatusOr<Tensor> t = rendezvous->Recv(FetchKey(device, f));
+      if (!t.ok()) {
+        status = t.status();
+        done.fetched.clear();
+        break;
+      }
+      done.fetched.emplace_back(f, std::move(t).value());
+    }
+  }
+  done.status = std::move(status);
+  if (stats != nullptr) done.stats = stats->nodes();
+  return done;
+}
+
+void RunStep(Self* self, WireRunStep& step) {
+  PartitionState& st = self->state;
+  caf::actor master = caf::actor_cast<caf::actor>(self->current_sender());
+  Status s = CheckFeeds(*st.reg, step);
+  auto rendezvous = NewLocalRendezvous();
+  for (auto& [name, t] : step.feeds) {
+    if (s.ok()) s = rendezvous->Send(FeedKey(st.device->name(), name), t);
+  }
+  if (!s.ok()) {
+    self->send(master, Finish(*st.reg, st.device->name(), step.step_id, s, nullptr, nullptr));
+    return;
+  }
+  auto stats = step.collect_stats ? std::make_shared<StepStats>() : nullptr;
+  st.running->Add(step.step_id, rendezvous);
+  Executor::Args args;
+  args.step_id = step.step_id;
+  args.rendezvous = rendezvous.get();
+  args.stats = stats.get();
+  args.default_container = &st.reg->container;
+  // This CAF thread starts the step but runs only its cheap kernels; every
+  // expensive one goes to the device's threads. (Handing the whole step to
+  // the device instead costs a thread wake-up, ~20 us here, on every Run.)
+  args.caller_may_compute = false;
+  // The callback holds what the step points into until it is over.
+  st.executor->RunAsync(args, [master, rendezvous, stats, step_id = step.step_id,
+                               executor = st.executor, reg = st.reg, running = st.running,
+                               device = st.device](const Status& status) {
+    running->Remove(step_id);
+    caf::anon_send(master,
+                   Finish(*reg, device->name(), step_id, status, rendezvous.get(), stats.get()));
+  });
+}
+
+caf::behavior PartitionBehavior(Self* self, Device* device,
+                                std::shared_ptr<const Executor> executor,
+                                WireRegisterPartition reg) {
   self->state.executor = std::move(executor);
   self->state.device = device;
-  self->state.container = std::move(container);
-  self->state.master = std::move(master);
+  reg.graph = GraphDef();  // the executor holds the graph
+  self->state.reg = std::make_shared<const WireRegisterPartition>(std::move(reg));
   return {
-      [self](run_step_atom, std::shared_ptr<StepRequest> req) {
-        // This CAF thread starts the step but runs only its cheap kernels;
-        // every expensive one goes to the device's threads. (Handing the
-        // whole step to the device instead costs a thread wake-up, ~20 us
-        // here, on every Run.)
-        auto executor = self->state.executor;
-        caf::actor master = self->state.master;
-        Executor::Args args;
-        args.step_id = req->step_id;
-        args.rendezvous = req->rendezvous.get();
-        args.stats = req->stats;
-        args.default_container = self->state.container.get();
-        args.caller_may_compute = false;
-        // The callback holds what the step points into until it is over.
-        executor->RunAsync(args, [master, req, executor, container = self->state.container](
-                                     const Status& s) {
-          caf::anon_send(master, step_done_atom::value, req->step_id, s);
-        });
+      [self](WireRunStep& step) { RunStep(self, step); },
+      [self](const WireAbortStep& abort) {
+        self->state.running->Abort(abort.step_id, abort.status);
       },
   };
 }
 
 }  // namespace
 
-caf::actor SpawnPartition(caf::event_based_actor* master, std::shared_ptr<const Executor> executor,
-                          Device* device, std::shared_ptr<const std::string> container) {
-  // Linked: the partition ends with its master.
-  return master->spawn<caf::linked>(PartitionBehavior, std::move(executor), device,
-                                    std::move(container), caf::actor_cast<caf::actor>(master));
+caf::actor SpawnPartition(caf::event_based_actor* device_actor, Device* device,
+                          std::shared_ptr<const Executor> executor, WireRegisterPartition reg) {
+  // Linked: the partition ends with its device actor.
+  return device_actor->spawn<caf::linked>(PartitionBehavior, device, std::move(executor),
+                                          std::move(reg));
 }
 
 }  // namespace tact

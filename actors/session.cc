@@ -44,6 +44,10 @@ class Latch {
 };
 
 class LocalSession final : public Session {
+  // A local session's devices live and die with it, so their incarnation
+  // never changes.
+  static constexpr uint64_t kIncarnation = 1;
+
  public:
   LocalSession(const SessionOptions& options, std::vector<std::unique_ptr<Device>> devices)
       : devices_(std::move(devices)) {
@@ -52,12 +56,21 @@ class LocalSession final : public Session {
     // on small machines (../shared/notes/dependencies.md).
     cfg_.set("scheduler.policy", caf::atom("sharing"));
     cfg_.set("scheduler.max-threads", 1);
+    AddRuntimeMessageTypes(cfg_);
     system_ = std::make_unique<caf::actor_system>(cfg_);
     container_ = options.default_container.empty()
                      ? ResourceMgr::Global()->NewPrivateContainerName("session")
                      : options.default_container;
     private_container_ = options.default_container.empty();
-    master_ = SpawnMaster(*system_, devices_[0].get(), container_);
+    MasterOptions master;
+    for (const auto& d : devices_) {
+      device_actors_.push_back(SpawnDeviceActor(*system_, d.get(), kIncarnation));
+      master.devices.push_back(DeviceEndpoint{d->name(), device_actors_.back()});
+    }
+    master.container = container_;
+    master.incarnation = kIncarnation;
+    master.operation_timeout_ms = options.operation_timeout_ms;
+    master_ = SpawnMaster(*system_, std::move(master));
   }
 
   ~LocalSession() override {
@@ -66,12 +79,13 @@ class LocalSession final : public Session {
   }
 
   Status Extend(const GraphDef& graph) override {
+    InFlight guard(this);
     if (closed_) return Closed();
     auto call = std::make_shared<ExtendCall>();
     call->graph = graph;
     auto latch = std::make_shared<Latch<Status>>();
     call->reply = [latch](Status s) { latch->Set(std::move(s)); };
-    caf::anon_send(master_, extend_atom::value, std::move(call));
+    caf::anon_send(master_, std::move(call));
     return latch->Wait();
   }
 
@@ -79,12 +93,8 @@ class LocalSession final : public Session {
                                     const std::vector<std::string>& fetches,
                                     const std::vector<std::string>& targets,
                                     RunMetadata* metadata) override {
-    // Counted before the check, so Close cannot end the master under us.
-    in_flight_.fetch_add(1);
-    if (closed_) {
-      in_flight_.fetch_sub(1);
-      return Closed();
-    }
+    InFlight guard(this);
+    if (closed_) return Closed();
     auto call = std::make_shared<RunCall>();
     call->feeds = feeds;
     call->fetches = fetches;
@@ -92,22 +102,34 @@ class LocalSession final : public Session {
     call->stats = metadata ? &metadata->step_stats : nullptr;
     auto latch = std::make_shared<Latch<StatusOr<std::vector<Tensor>>>>();
     call->reply = [latch](StatusOr<std::vector<Tensor>> r) { latch->Set(std::move(r)); };
-    caf::anon_send(master_, run_atom::value, std::move(call));
-    StatusOr<std::vector<Tensor>> result = latch->Wait();
-    in_flight_.fetch_sub(1);
-    return result;
+    caf::anon_send(master_, std::move(call));
+    return latch->Wait();
   }
 
   Status Close() override {
     if (closed_.exchange(true)) return Status::OK();
-    // Runs already started finish first; their replies need the master.
-    while (in_flight_.load() > 0) std::this_thread::yield();
+    // Every Run still in flight gets its answer (Cancelled, unless it
+    // finishes first) from the master, so the master ends after them.
+    caf::anon_send(master_, close_atom::value);
+    while (in_flight_.load() > 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
     caf::anon_send_exit(master_, caf::exit_reason::user_shutdown);
+    for (const caf::actor& d : device_actors_) caf::anon_send_exit(d, caf::exit_reason::user_shutdown);
     if (private_container_) ResourceMgr::Global()->Reset(container_);
     return Status::OK();
   }
 
  private:
+  // Counts a client call from before its closed_ check until it returns,
+  // so that Close cannot end the master under it.
+  class InFlight {
+   public:
+    explicit InFlight(LocalSession* s) : s_(s) { s_->in_flight_.fetch_add(1); }
+    ~InFlight() { s_->in_flight_.fetch_sub(1); }
+
+   private:
+    LocalSession* s_;
+  };
+
   static Status Closed() { return errors::FailedPrecondition("the session is closed"); }
 
   caf::actor_system_config cfg_;
@@ -115,6 +137,7 @@ class LocalSession final : public Session {
   std::vector<std::unique_ptr<Device>> devices_;
   std::string container_;
   bool private_container_ = false;
+  std::vector<caf::actor> device_actors_;  // one per device
   caf::actor master_;
   std::atomic<bool> closed_{false};
   std::atomic<int> in_flight_{0};

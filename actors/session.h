@@ -33,6 +33,10 @@ struct SessionOptions {
   // Container for Variables that name none; empty gives the session a
   // private one, so two sessions share variables only by naming a container.
   std::string default_container;
+  // A step still running after this long is aborted: its waiting Recvs fail
+  // with DeadlineExceeded (TensorFlow's operation_timeout_in_ms); kernels
+  // already running finish first. 0: no limit.
+  int64_t operation_timeout_ms = 0;
 };
 
 // What a Run reports besides its fetches.
@@ -58,7 +62,9 @@ class Session {
       const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
       RunMetadata* metadata = nullptr) = 0;
 
-  // Ends the session: later calls fail with FailedPrecondition.
+  // Ends the session: running steps are aborted (their Runs return
+  // Cancelled unless they finish first) and later calls fail with
+  // FailedPrecondition. Returns once every Run has returned.
   virtual Status Close() = 0;
 };
 

@@ -56,6 +56,16 @@ Status TensorsToProto(const NamedTensors& ts, capnp::List<schema::NamedTensor>::
   return Status::OK();
 }
 
+void NamesToProto(const std::vector<std::string>& names, capnp::List<capnp::Text>::Builder out) {
+  for (size_t i = 0; i < names.size(); ++i) out.set(static_cast<unsigned>(i), names[i]);
+}
+
+std::vector<std::string> NamesFromProto(capnp::List<capnp::Text>::Reader in) {
+  std::vector<std::string> out;
+  for (auto name : in) out.emplace_back(name);
+  return out;
+}
+
 StatusOr<NamedTensors> TensorsFromProto(capnp::List<schema::NamedTensor>::Reader in) {
   NamedTensors out;
   for (uint32_t i = 0; i < in.size(); ++i) {
@@ -74,6 +84,9 @@ StatusOr<std::string> Encode(const WireRegisterPartition& m) {
     out.setHandle(m.handle);
     out.setDevice(m.device);
     out.setIncarnation(m.incarnation);
+    out.setContainer(m.container);
+    NamesToProto(m.feeds, out.initFeeds(static_cast<unsigned>(m.feeds.size())));
+    NamesToProto(m.fetches, out.initFetches(static_cast<unsigned>(m.fetches.size())));
     return GraphDefToProto(m.graph, out.initGraph());
   });
 }
@@ -83,6 +96,9 @@ Status Decode(std::string_view bytes, WireRegisterPartition* m) {
     m->handle = in.getHandle();
     m->device = in.getDevice();
     m->incarnation = in.getIncarnation();
+    m->container = in.getContainer();
+    m->feeds = NamesFromProto(in.getFeeds());
+    m->fetches = NamesFromProto(in.getFetches());
     TACT_ASSIGN_OR_RETURN(m->graph, GraphDefFromProto(in.getGraph(), words));
     return Status::OK();
   });
@@ -92,6 +108,7 @@ StatusOr<std::string> Encode(const WireRunStep& m) {
   return Build<schema::RunStep>("RunStep", [&](auto out) {
     out.setStepId(m.step_id);
     out.setHandle(m.handle);
+    out.setCollectStats(m.collect_stats);
     return TensorsToProto(m.feeds, out.initFeeds(static_cast<unsigned>(m.feeds.size())));
   });
 }
@@ -100,6 +117,7 @@ Status Decode(std::string_view bytes, WireRunStep* m) {
   return Parse<schema::RunStep>(bytes, "RunStep", [&](auto in, size_t) {
     m->step_id = in.getStepId();
     m->handle = in.getHandle();
+    m->collect_stats = in.getCollectStats();
     TACT_ASSIGN_OR_RETURN(m->feeds, TensorsFromProto(in.getFeeds()));
     return Status::OK();
   });

@@ -26,12 +26,16 @@ struct WireRegisterPartition {
   std::string device;
   GraphDef graph;
   uint64_t incarnation = 0;
+  std::string container;             // of Variables that name none
+  std::vector<std::string> feeds;    // "node:port" every RunStep carries
+  std::vector<std::string> fetches;  // "node:port" every StepDone returns, in order
 };
 
 struct WireRunStep {
   int64_t step_id = 0;
   std::string handle;
   NamedTensors feeds;
+  bool collect_stats = false;
 };
 
 struct WireStepDone {

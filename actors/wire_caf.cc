@@ -40,6 +40,22 @@ TACT_WIRE_DEFINE(WireAbortStep)
 TACT_WIRE_DEFINE(WireHealthPing)
 #undef TACT_WIRE_DEFINE
 
+caf::error ToCafError(const Status& s) {
+  if (s.ok()) return caf::none;
+  return caf::error(static_cast<uint8_t>(s.code()), caf::atom("tact"), caf::make_message(s.message()));
+}
+
+Status FromCafError(const caf::error& e) {
+  if (!e) return Status::OK();
+  if (e.category() == caf::atom("tact") && e.code() <= static_cast<uint8_t>(Code::kUnauthenticated)) {
+    std::string message;
+    if (e.context().match_elements<std::string>()) message = e.context().get_as<std::string>(0);
+    return Status(static_cast<Code>(e.code()), std::move(message));
+  }
+  if (e == caf::sec::request_timeout) return errors::DeadlineExceeded("actor runtime: ", caf::to_string(e));
+  return errors::Unavailable("actor runtime: ", caf::to_string(e));
+}
+
 void AddRuntimeMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<WireRegisterPartition>("tact::WireRegisterPartition");
   cfg.add_message_type<WireRunStep>("tact::WireRunStep");

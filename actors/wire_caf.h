@@ -21,6 +21,14 @@ constexpr uint64_t kMaxWireMessageBytes = uint64_t{1} << 31;
 
 void AddRuntimeMessageTypes(caf::actor_system_config& cfg);
 
+// A failed Status as a CAF error (category "tact": code and message survive
+// serialisation), for replies that fail; OK gives no error.
+caf::error ToCafError(const Status& s);
+// Back at the boundary: a "tact" error is the Status it carried; CAF's own
+// errors (an actor that is gone, a timeout) become Unavailable or
+// DeadlineExceeded, naming what CAF said.
+Status FromCafError(const caf::error& e);
+
 #define TACT_WIRE_INSPECT(T)                                             \
   caf::error inspect(caf::serializer& f, T& x);                          \
   caf::error inspect(caf::deserializer& f, T& x);                        \

@@ -25,6 +25,9 @@ struct RegisterPartition {
   device @1 :Text;
   graph @2 :Graph.GraphDef;
   incarnation @3 :UInt64;    # of the master, for rendezvous keys after restarts
+  container @4 :Text;        # of Variables that name none (the session's)
+  feeds @5 :List(Text);      # "node:port" that every RunStep must carry
+  fetches @6 :List(Text);    # "node:port" that every StepDone returns, in order
 }
 
 # Master -> partition: run one step.
@@ -32,6 +35,7 @@ struct RunStep {
   stepId @0 :Int64;
   handle @1 :Text;
   feeds @2 :List(NamedTensor);
+  collectStats @3 :Bool;     # fill StepDone.stats (clock reads cost more than a cheap node)
 }
 
 struct NodeStats {

@@ -29,18 +29,23 @@ void ExpectSameTensors(const NamedTensors& a, const NamedTensors& b) {
 TEST(WireTest, EveryMessageRoundTrips) {
   Scope s = Scope::NewRootScope();
   Relu(s, MatMul(s, Placeholder(s, DT_FLOAT), Variable(s, {3, 3})));
-  WireRegisterPartition reg{"p1", "/job:worker/replica:0/task:1/device:CPU:0", *s.ToGraphDef(), 42};
+  WireRegisterPartition reg{"p1", "/job:worker/replica:0/task:1/device:CPU:0", *s.ToGraphDef(),
+                            42, "shared", {"x:0"}, {"relu:0", "w:1"}};
   WireRegisterPartition reg2;
   ASSERT_TRUE(Decode(*Encode(reg), &reg2).ok());
   EXPECT_EQ(reg2.handle, "p1");
   EXPECT_EQ(reg2.device, reg.device);
   EXPECT_EQ(reg2.incarnation, 42u);
+  EXPECT_EQ(reg2.container, "shared");
+  EXPECT_EQ(reg2.feeds, reg.feeds);
+  EXPECT_EQ(reg2.fetches, reg.fetches);
   EXPECT_TRUE(reg2.graph == reg.graph);
 
-  WireRunStep run{17, "p1", SomeTensors()};
+  WireRunStep run{17, "p1", SomeTensors(), true};
   WireRunStep run2;
   ASSERT_TRUE(Decode(*Encode(run), &run2).ok());
   EXPECT_EQ(run2.step_id, 17);
+  EXPECT_TRUE(run2.collect_stats);
   ExpectSameTensors(run.feeds, run2.feeds);
 
   WireStepDone done{17, "p1", errors::Aborted("node 'x' (op 'Y'): gone"), SomeTensors(), {}};

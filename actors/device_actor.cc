@@ -1,0 +1,107 @@
+// The device actor (paper 3: a worker "arbitrates access to one or more
+// computational devices"): one per device. The master registers each
+// partition placed here with a message, so that registration reads the
+// same whether the master is in this process or another; the device actor
+// builds the partition's executor and spawns its partition actor.
+#include <map>
+#include <set>
+
+#include "actors/messages.h"
+#include "graph/graph.h"
+
+namespace tact {
+namespace {
+
+struct DeviceState {
+  Device* device = nullptr;
+  uint64_t incarnation = 0;
+  std::map<std::string, caf::actor> partitions;  // by handle
+};
+
+using Self = caf::stateful_actor<DeviceState>;
+
+// The "node:port" names of the client-terminated `op` nodes (_Recv: feeds,
+// _Send: fetches) of a partition graph.
+std::set<std::string> ClientTensors(const GraphDef& graph, const char* op) {
+  std::set<std::string> names;
+  for (const NodeDef& n : graph.nodes) {
+    bool client = false;
+    std::string tensor;
+    if (n.op == op && GetAttr(n.attrs, "client_terminated", &client).ok() && client &&
+        GetAttr(n.attrs, "tensor_name", &tensor).ok()) {
+      names.insert(tensor);
+    }
+  }
+  return names;
+}
+
+// A registration's feeds and fetches must be exactly the graph's client
+// _Recvs and _Sends: a _Recv nobody feeds, or a fetch nobody sends, would
+// leave every step waiting.
+Status CheckClientTensors(const WireRegisterPartition& reg) {
+  const std::set<std::string> recvs = ClientTensors(reg.graph, "_Recv");
+  const std::set<std::string> sends = ClientTensors(reg.graph, "_Send");
+  const std::set<std::string> feeds(reg.feeds.begin(), reg.feeds.end());
+  for (const std::string& r : recvs) {
+    if (!feeds.count(r)) return errors::InvalidArgument("the graph receives '", r, "' but it is not a feed");
+  }
+  for (const std::string& f : feeds) {
+    if (!recvs.count(f)) return errors::InvalidArgument("feed '", f, "' has no _Recv in the graph");
+  }
+  for (const std::string& f : reg.fetches) {
+    if (!sends.count(f)) return errors::InvalidArgument("fetch '", f, "' has no _Send in the graph");
+  }
+  return Status::OK();
+}
+
+// Checks a registration and builds the executor its partition runs.
+StatusOr<std::shared_ptr<const Executor>> BuildPartition(const DeviceState& st,
+                                                         const WireRegisterPartition& reg) {
+  if (reg.handle.empty()) return errors::InvalidArgument("RegisterPartition has an empty handle");
+  if (st.partitions.count(reg.handle)) {
+    return errors::AlreadyExists("partition '", reg.handle, "' is already registered on ",
+                                 st.device->name());
+  }
+  if (reg.device != st.device->name()) {
+    return errors::InvalidArgument("partition '", reg.handle, "' is for device '", reg.device,
+                                   "' but was sent to ", st.device->name());
+  }
+  const std::string prefix = "partition '" + reg.handle + "': ";
+  Status s = CheckClientTensors(reg);
+  if (!s.ok()) return s.WithPrefix(prefix);
+  StatusOr<std::unique_ptr<Graph>> graph = Graph::FromGraphDef(reg.graph);
+  if (!graph.ok()) return graph.status().WithPrefix(prefix);
+  StatusOr<std::unique_ptr<Executor>> ex =
+      Executor::Create(std::shared_ptr<const Graph>(std::move(graph).value()), st.device);
+  if (!ex.ok()) return ex.status().WithPrefix(prefix);
+  return std::shared_ptr<const Executor>(std::move(ex).value());
+}
+
+caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation) {
+  self->state.device = device;
+  self->state.incarnation = incarnation;
+  return {
+      // Building kernels is quick next to a step and happens once per
+      // partition, so it runs here rather than on the device's threads.
+      [self](WireRegisterPartition& reg) -> caf::result<caf::actor> {
+        StatusOr<std::shared_ptr<const Executor>> ex = BuildPartition(self->state, reg);
+        if (!ex.ok()) return ToCafError(ex.status());
+        const std::string handle = reg.handle;
+        caf::actor p = SpawnPartition(self, self->state.device, std::move(ex).value(), std::move(reg));
+        self->state.partitions.emplace(handle, p);
+        return p;
+      },
+      [self](WireHealthPing& ping) {
+        ping.incarnation = self->state.incarnation;
+        return ping;
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t incarnation) {
+  return system.spawn(DeviceBehavior, device, incarnation);
+}
+
+}  // namespace tact

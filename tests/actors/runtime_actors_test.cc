@@ -1,0 +1,246 @@
+// The device and partition actors through their messages, as a master (in
+// this process or another) drives them: RegisterPartition, RunStep,
+// StepDone, AbortStep and HealthPing, with the errors each can answer.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "actors/messages.h"
+#include "devices/device_factory.h"
+#include "graph/ops/all_ops.h"
+#include "graph/subgraph.h"
+
+namespace tact {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A _Recv from another device, which no one in these tests sends: a step
+// that reaches it waits until it is aborted.
+NodeDef RecvFromNowhere(const std::string& name, const std::string& device) {
+  NodeDef n;
+  n.name = name;
+  n.op = "_Recv";
+  n.attrs["tensor_type"] = AttrValue::Type(DT_FLOAT);
+  n.attrs["tensor_name"] = AttrValue::String("elsewhere:0");
+  n.attrs["send_device"] = AttrValue::String("/job:localhost/replica:0/task:0/device:CPU:9");
+  n.attrs["send_device_incarnation"] = AttrValue::Int(1);
+  n.attrs["recv_device"] = AttrValue::String(device);
+  n.attrs["client_terminated"] = AttrValue::Bool(false);
+  return n;
+}
+
+class RuntimeActorsTest : public ::testing::Test {
+ protected:
+  RuntimeActorsTest() {
+    cfg_.set("scheduler.policy", caf::atom("sharing"));
+    cfg_.set("scheduler.max-threads", 1);
+    AddRuntimeMessageTypes(cfg_);
+    system_ = std::make_unique<caf::actor_system>(cfg_);
+    auto devices = CreateDevices({{"CPU", 1}}, "/job:localhost/replica:0/task:0", 1);
+    EXPECT_TRUE(devices.ok());
+    devices_ = std::move(devices).value();
+    device_actor_ = SpawnDeviceActor(*system_, devices_[0].get(), 7);
+  }
+  ~RuntimeActorsTest() override {
+    caf::anon_send_exit(device_actor_, caf::exit_reason::user_shutdown);
+    system_.reset();
+  }
+
+  const std::string& device_name() const { return devices_[0]->name(); }
+
+  // "y = x * x + 1" pruned for feed x:0 and fetch y:0, as the master would
+  // register it.
+  WireRegisterPartition SquarePlusOne(const std::string& handle) {
+    Scope s = Scope::NewRootScope();
+    auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+    Add(s.WithOpName("y"), Square(s, x), 1.0f);
+    auto full = Graph::FromGraphDef(*s.ToGraphDef());
+    SubgraphSpec spec;
+    spec.feeds = {"x:0"};
+    spec.fetches = {"y:0"};
+    spec.device = device_name();
+    auto sub = BuildSubgraph(**full, spec);
+    EXPECT_TRUE(sub.ok()) << sub.status().ToString();
+    WireRegisterPartition reg;
+    reg.handle = handle;
+    reg.device = device_name();
+    reg.graph = (*sub)->ToGraphDef();
+    reg.incarnation = 1;
+    reg.feeds = {"x:0"};
+    reg.fetches = {"y:0"};
+    return reg;
+  }
+
+  StatusOr<caf::actor> Register(WireRegisterPartition reg) {
+    caf::scoped_actor self{*system_};
+    StatusOr<caf::actor> result = errors::Internal("no answer");
+    self->request(device_actor_, 10s, std::move(reg))
+        .receive([&](caf::actor p) { result = std::move(p); },
+                 [&](caf::error& e) { result = FromCafError(e); });
+    return result;
+  }
+
+  // Sends `run` (and then `abort`, if given) as one sender, and waits for
+  // the StepDone.
+  WireStepDone Step(const caf::actor& partition, WireRunStep run,
+                    const WireAbortStep* abort = nullptr) {
+    caf::scoped_actor self{*system_};
+    self->send(partition, std::move(run));
+    if (abort != nullptr) self->send(partition, *abort);
+    WireStepDone done;
+    done.status = errors::Internal("no StepDone");
+    self->receive([&](WireStepDone& d) { done = std::move(d); },
+                  caf::after(10s) >> [] {});
+    return done;
+  }
+
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> system_;
+  std::vector<std::unique_ptr<Device>> devices_;
+  caf::actor device_actor_;
+};
+
+TEST_F(RuntimeActorsTest, RegisteredPartitionRunsStepsAndReturnsFetches) {
+  auto p = Register(SquarePlusOne("p1"));
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  for (float x : {3.0f, -0.5f}) {
+    WireRunStep run{11, "p1", {{"x:0", Tensor::FromVector<float>({x, 2 * x})}}, true};
+    WireStepDone done = Step(*p, std::move(run));
+    ASSERT_TRUE(done.status.ok()) << done.status.ToString();
+    EXPECT_EQ(done.step_id, 11);
+    EXPECT_EQ(done.handle, "p1");
+    ASSERT_EQ(done.fetched.size(), 1u);
+    EXPECT_EQ(done.fetched[0].first, "y:0");
+    EXPECT_EQ(done.fetched[0].second.data<float>()[0], x * x + 1);
+    EXPECT_EQ(done.fetched[0].second.data<float>()[1], 4 * x * x + 1);
+    bool saw_y = false;
+    for (const NodeExecStats& n : done.stats) saw_y = saw_y || n.node_name == "y";
+    EXPECT_TRUE(saw_y) << "collect_stats asked for every node's stats";
+  }
+}
+
+// Inside a process the messages carry refcounted tensors: the fetched
+// tensor of "y = Identity(x)" is the fed buffer itself.
+TEST_F(RuntimeActorsTest, InProcessDeliveryNeverCopiesTensorBytes) {
+  Scope s = Scope::NewRootScope();
+  Identity(s.WithOpName("y"), Placeholder(s.WithOpName("x"), DT_FLOAT));
+  auto full = Graph::FromGraphDef(*s.ToGraphDef());
+  auto sub = BuildSubgraph(**full, SubgraphSpec{{"x:0"}, {"y:0"}, {}, device_name()});
+  ASSERT_TRUE(sub.ok());
+  WireRegisterPartition reg{"id", device_name(), (*sub)->ToGraphDef(), 1, "", {"x:0"}, {"y:0"}};
+  auto p = Register(reg);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  Tensor big(DT_FLOAT, {1 << 20});
+  WireStepDone done = Step(*p, WireRunStep{1, "id", {{"x:0", big}}, false});
+  ASSERT_TRUE(done.status.ok()) << done.status.ToString();
+  ASSERT_EQ(done.fetched.size(), 1u);
+  EXPECT_EQ(done.fetched[0].second.raw_data(), big.raw_data());
+}
+
+TEST_F(RuntimeActorsTest, BadRegistrationsAreRefusedByName) {
+  WireRegisterPartition wrong_device = SquarePlusOne("p1");
+  wrong_device.device = "/job:localhost/replica:0/task:0/device:CPU:3";
+  auto r = Register(wrong_device);
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("device:CPU:3"), std::string::npos) << r.status().ToString();
+
+  WireRegisterPartition missing_fetch = SquarePlusOne("p2");
+  missing_fetch.fetches.push_back("nope:0");
+  r = Register(missing_fetch);
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("fetch 'nope:0'"), std::string::npos) << r.status().ToString();
+
+  WireRegisterPartition unfed = SquarePlusOne("p3");
+  unfed.feeds.clear();
+  r = Register(unfed);
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("'x:0' but it is not a feed"), std::string::npos)
+      << r.status().ToString();
+
+  WireRegisterPartition no_kernel = SquarePlusOne("p4");
+  NodeDef half;
+  half.name = "h";
+  half.op = "Placeholder";
+  half.attrs["dtype"] = AttrValue::Type(DT_HALF);
+  NodeDef neg;
+  neg.name = "neg_h";
+  neg.op = "Neg";
+  neg.inputs = {"h"};
+  neg.attrs["T"] = AttrValue::Type(DT_HALF);
+  no_kernel.graph.nodes.push_back(half);
+  no_kernel.graph.nodes.push_back(neg);
+  r = Register(no_kernel);
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("partition 'p4'"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("neg_h"), std::string::npos) << r.status().ToString();
+
+  ASSERT_TRUE(Register(SquarePlusOne("p5")).ok());
+  r = Register(SquarePlusOne("p5"));
+  EXPECT_EQ(r.status().code(), Code::kAlreadyExists) << r.status().ToString();
+}
+
+TEST_F(RuntimeActorsTest, BadRunStepFailsThatStepOnly) {
+  auto p = Register(SquarePlusOne("p1"));
+  ASSERT_TRUE(p.ok());
+  WireStepDone done = Step(*p, WireRunStep{1, "p1", {}, false});
+  EXPECT_EQ(done.status.code(), Code::kInvalidArgument);
+  EXPECT_NE(done.status.message().find("lacks feed 'x:0'"), std::string::npos)
+      << done.status.ToString();
+  done = Step(*p, WireRunStep{2, "other", {{"x:0", Tensor::Scalar<float>(1)}}, false});
+  EXPECT_EQ(done.status.code(), Code::kInvalidArgument);
+  done = Step(*p, WireRunStep{3, "p1", {{"x:0", Tensor::Scalar<int32_t>(1)}}, false});
+  EXPECT_FALSE(done.status.ok()) << "an int32 feed into a float _Recv";
+  done = Step(*p, WireRunStep{4, "p1", {{"x:0", Tensor::Scalar<float>(2)}}, false});
+  ASSERT_TRUE(done.status.ok()) << done.status.ToString();
+  EXPECT_EQ(done.fetched[0].second.data<float>()[0], 5.0f);
+}
+
+TEST_F(RuntimeActorsTest, AbortStepFailsAWaitingRecvWithTheAbortStatus) {
+  WireRegisterPartition reg;
+  reg.handle = "waits";
+  reg.device = device_name();
+  reg.graph.nodes.push_back(RecvFromNowhere("r", device_name()));
+  NodeDef neg;
+  neg.name = "after";
+  neg.op = "Neg";
+  neg.inputs = {"r"};
+  neg.attrs["T"] = AttrValue::Type(DT_FLOAT);
+  reg.graph.nodes.push_back(neg);
+  auto p = Register(reg);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const WireAbortStep abort{5, errors::Aborted("step 5 aborted by the test")};
+  const auto start = std::chrono::steady_clock::now();
+  WireStepDone done = Step(*p, WireRunStep{5, "waits", {}, true}, &abort);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_EQ(done.step_id, 5);
+  // The abort's status, with the node it stopped named.
+  EXPECT_EQ(done.status.code(), Code::kAborted);
+  EXPECT_EQ(done.status.message(), "node 'r' (op '_Recv'): step 5 aborted by the test");
+  for (const NodeExecStats& n : done.stats) EXPECT_NE(n.node_name, "after") << "ran after an abort";
+  // An abort for a step that is not running changes nothing.
+  caf::anon_send(*p, WireAbortStep{99, errors::Aborted("late")});
+}
+
+TEST_F(RuntimeActorsTest, HealthPingIsAnsweredWithTheIncarnation) {
+  caf::scoped_actor self{*system_};
+  WireHealthPing got;
+  self->request(device_actor_, 10s, WireHealthPing{41, 123456, 0})
+      .receive([&](WireHealthPing& p) { got = p; }, [](caf::error&) {});
+  EXPECT_EQ(got.sequence, 41u);
+  EXPECT_EQ(got.sent_micros, 123456);
+  EXPECT_EQ(got.incarnation, 7u);
+}
+
+TEST(CafErrorTest, StatusSurvivesTheRoundTripThroughACafError) {
+  Status s = errors::NotFound("node 'x' (op 'Y'): gone");
+  EXPECT_EQ(FromCafError(ToCafError(s)), s);
+  EXPECT_TRUE(FromCafError(ToCafError(Status::OK())).ok());
+  EXPECT_EQ(FromCafError(caf::make_error(caf::sec::request_timeout)).code(),
+            Code::kDeadlineExceeded);
+  EXPECT_EQ(FromCafError(caf::make_error(caf::sec::request_receiver_down)).code(),
+            Code::kUnavailable);
+}
+
+}  // namespace
+}  // namespace tact

@@ -1,0 +1,83 @@
+// Steps that would wait forever end: through the operation timeout, or
+// through Close; either way the client gets a Status that says why.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "actors/session.h"
+#include "graph/ops/all_ops.h"
+
+namespace tact {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr const char* kDevice = "/job:localhost/replica:0/task:0/device:CPU:0";
+
+// "stuck" waits for a tensor from a device that never sends it; "x2"
+// doubles a fed x and runs at once.
+GraphDef StuckAndQuick() {
+  Scope s = Scope::NewRootScope();
+  Mul(s.WithOpName("x2"), Placeholder(s.WithOpName("x"), DT_FLOAT), 2.0f);
+  GraphDef def = *s.ToGraphDef();
+  NodeDef r;
+  r.name = "never";
+  r.op = "_Recv";
+  r.attrs["tensor_type"] = AttrValue::Type(DT_FLOAT);
+  r.attrs["tensor_name"] = AttrValue::String("elsewhere:0");
+  r.attrs["send_device"] = AttrValue::String("/job:localhost/replica:0/task:0/device:CPU:9");
+  r.attrs["send_device_incarnation"] = AttrValue::Int(1);
+  r.attrs["recv_device"] = AttrValue::String(kDevice);
+  r.attrs["client_terminated"] = AttrValue::Bool(false);
+  NodeDef neg;
+  neg.name = "stuck";
+  neg.op = "Neg";
+  neg.inputs = {"never"};
+  neg.attrs["T"] = AttrValue::Type(DT_FLOAT);
+  def.nodes.push_back(r);
+  def.nodes.push_back(neg);
+  return def;
+}
+
+void ExpectQuickRunWorks(Session* session) {
+  auto out = session->Run({{"x", Tensor::FromVector<float>({1.5f})}}, {"x2"}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].data<float>()[0], 3.0f);
+}
+
+TEST(SessionAbortTest, OperationTimeoutEndsAWaitingStep) {
+  SessionOptions options;
+  options.operation_timeout_ms = 100;
+  auto session = Session::Create(options);
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Extend(StuckAndQuick()).ok());
+  for (int i = 0; i < 2; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    auto out = (*session)->Run({}, {"stuck"}, {});
+    const auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(out.status().code(), Code::kDeadlineExceeded) << out.status().ToString();
+    EXPECT_NE(out.status().message().find("operation timeout of 100 ms"), std::string::npos)
+        << out.status().ToString();
+    EXPECT_GE(took, 100ms);
+    EXPECT_LT(took, 5s);
+    ExpectQuickRunWorks(session->get());
+  }
+}
+
+TEST(SessionAbortTest, CloseCancelsARunningStep) {
+  auto session = Session::Create();
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Extend(StuckAndQuick()).ok());
+  ExpectQuickRunWorks(session->get());
+  Status stuck_status;
+  std::thread stuck([&] { stuck_status = (*session)->Run({}, {"stuck"}, {}).status(); });
+  std::this_thread::sleep_for(50ms);  // long enough for the step to reach its _Recv
+  ASSERT_TRUE((*session)->Close().ok());
+  stuck.join();
+  EXPECT_EQ(stuck_status.code(), Code::kCancelled) << stuck_status.ToString();
+  EXPECT_EQ((*session)->Run({}, {"x2"}, {}).status().code(), Code::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace tact
