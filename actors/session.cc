@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "actors/actor_scheduler.h"
 #include "actors/messages.h"
 #include "devices/device_factory.h"
 #include "kernels/resource_mgr.h"
@@ -51,11 +52,9 @@ class LocalSession final : public Session {
  public:
   LocalSession(const SessionOptions& options, std::vector<std::unique_ptr<Device>> devices)
       : devices_(std::move(devices)) {
-    // Compute runs on the device's pools; CAF only routes messages, so one
-    // scheduler thread with the sharing policy avoids idle polling threads
-    // on small machines (../shared/notes/dependencies.md).
-    cfg_.set("scheduler.policy", caf::atom("sharing"));
-    cfg_.set("scheduler.max-threads", 1);
+    // Compute runs on the device's pools; CAF only routes messages, on one
+    // scheduler thread (actors/actor_scheduler.h says why it polls).
+    UseActorScheduler(cfg_);
     AddRuntimeMessageTypes(cfg_);
     system_ = std::make_unique<caf::actor_system>(cfg_);
     container_ = options.default_container.empty()

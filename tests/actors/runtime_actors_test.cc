@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "actors/actor_scheduler.h"
 #include "actors/messages.h"
 #include "devices/device_factory.h"
 #include "graph/ops/all_ops.h"
@@ -33,8 +34,7 @@ NodeDef RecvFromNowhere(const std::string& name, const std::string& device) {
 class RuntimeActorsTest : public ::testing::Test {
  protected:
   RuntimeActorsTest() {
-    cfg_.set("scheduler.policy", caf::atom("sharing"));
-    cfg_.set("scheduler.max-threads", 1);
+    UseActorScheduler(cfg_);
     AddRuntimeMessageTypes(cfg_);
     system_ = std::make_unique<caf::actor_system>(cfg_);
     auto devices = CreateDevices({{"CPU", 1}}, "/job:localhost/replica:0/task:0", 1);
