@@ -8,6 +8,7 @@
 
 #include "actors/messages.h"
 #include "graph/graph.h"
+#include "graph/subgraph.h"
 
 namespace tact {
 namespace {
@@ -15,32 +16,20 @@ namespace {
 struct DeviceState {
   Device* device = nullptr;
   uint64_t incarnation = 0;
+  std::shared_ptr<RendezvousMgr> rendezvous;
   std::map<std::string, caf::actor> partitions;  // by handle
 };
 
 using Self = caf::stateful_actor<DeviceState>;
 
-// The "node:port" names of the client-terminated `op` nodes (_Recv: feeds,
-// _Send: fetches) of a partition graph.
-std::set<std::string> ClientTensors(const GraphDef& graph, const char* op) {
-  std::set<std::string> names;
-  for (const NodeDef& n : graph.nodes) {
-    bool client = false;
-    std::string tensor;
-    if (n.op == op && GetAttr(n.attrs, "client_terminated", &client).ok() && client &&
-        GetAttr(n.attrs, "tensor_name", &tensor).ok()) {
-      names.insert(tensor);
-    }
-  }
-  return names;
-}
-
 // A registration's feeds and fetches must be exactly the graph's client
 // _Recvs and _Sends: a _Recv nobody feeds, or a fetch nobody sends, would
 // leave every step waiting.
 Status CheckClientTensors(const WireRegisterPartition& reg) {
-  const std::set<std::string> recvs = ClientTensors(reg.graph, "_Recv");
-  const std::set<std::string> sends = ClientTensors(reg.graph, "_Send");
+  const std::vector<std::string> recv_list = ClientTensors(reg.graph, "_Recv");
+  const std::vector<std::string> send_list = ClientTensors(reg.graph, "_Send");
+  const std::set<std::string> recvs(recv_list.begin(), recv_list.end());
+  const std::set<std::string> sends(send_list.begin(), send_list.end());
   const std::set<std::string> feeds(reg.feeds.begin(), reg.feeds.end());
   for (const std::string& r : recvs) {
     if (!feeds.count(r)) return errors::InvalidArgument("the graph receives '", r, "' but it is not a feed");
@@ -77,9 +66,11 @@ StatusOr<std::shared_ptr<const Executor>> BuildPartition(const DeviceState& st,
   return std::shared_ptr<const Executor>(std::move(ex).value());
 }
 
-caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation) {
+caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
+                             std::shared_ptr<RendezvousMgr> rendezvous) {
   self->state.device = device;
   self->state.incarnation = incarnation;
+  self->state.rendezvous = std::move(rendezvous);
   return {
       // Building kernels is quick next to a step and happens once per
       // partition, so it runs here rather than on the device's threads.
@@ -87,7 +78,8 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation) {
         StatusOr<std::shared_ptr<const Executor>> ex = BuildPartition(self->state, reg);
         if (!ex.ok()) return ToCafError(ex.status());
         const std::string handle = reg.handle;
-        caf::actor p = SpawnPartition(self, self->state.device, std::move(ex).value(), std::move(reg));
+        caf::actor p = SpawnPartition(self, self->state.device, std::move(ex).value(),
+                                      self->state.rendezvous, std::move(reg));
         self->state.partitions.emplace(handle, p);
         return p;
       },
@@ -100,8 +92,9 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation) {
 
 }  // namespace
 
-caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t incarnation) {
-  return system.spawn(DeviceBehavior, device, incarnation);
+caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t incarnation,
+                            std::shared_ptr<RendezvousMgr> rendezvous) {
+  return system.spawn(DeviceBehavior, device, incarnation, std::move(rendezvous));
 }
 
 }  // namespace tact

@@ -21,12 +21,13 @@ constexpr auto kRegisterTimeout = std::chrono::seconds(60);
 
 struct Partition {
   std::string handle;
-  caf::actor actor;
+  caf::actor actor;                 // set once its device actor has answered
+  std::vector<std::string> feeds;   // "node:port" this partition receives from the client
 };
 
 struct Signature {
-  bool ready = false;                // registered with every device actor
-  std::vector<Partition> partitions; // one, until placement
+  int unregistered = 0;              // partitions whose device actor has not answered
+  std::vector<Partition> partitions;
   std::vector<std::pair<std::string, DataType>> feed_types;  // feed name -> expected dtype
   std::vector<std::shared_ptr<RunCall>> waiting;  // Runs queued behind the registration
 };
@@ -109,18 +110,20 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) 
     return;
   }
   const int64_t step_id = st.next_step++;
-  WireRunStep run;
-  run.step_id = step_id;
-  run.collect_stats = call->stats != nullptr;
-  for (const auto& [name, t] : call->feeds) run.feeds.emplace_back(Normalized(name), t);
+  std::map<std::string, const Tensor*> feeds;
+  for (const auto& [name, t] : call->feeds) feeds[Normalized(name)] = &t;
+  for (const Partition& p : sig.partitions) {
+    WireRunStep run;
+    run.step_id = step_id;
+    run.handle = p.handle;
+    run.collect_stats = call->stats != nullptr;
+    for (const std::string& f : p.feeds) run.feeds.emplace_back(f, *feeds.at(f));
+    self->send(p.actor, std::move(run));
+  }
   PendingStep& step = st.pending[step_id];
   step.call = std::move(call);
   step.partitions = sig.partitions;
   step.outstanding = static_cast<int>(sig.partitions.size());
-  for (const Partition& p : sig.partitions) {
-    run.handle = p.handle;
-    self->send(p.actor, run);
-  }
   if (st.options.operation_timeout_ms > 0) {
     self->delayed_send(self, std::chrono::milliseconds(st.options.operation_timeout_ms),
                        timeout_atom::value, step_id);
@@ -166,47 +169,84 @@ void FinishStep(Self* self, WireStepDone& done) {
   finished.call->reply(std::move(out));
 }
 
-// Prunes the graph for `call` and asks the device actor to register the
-// partition; the Runs of this signature wait for the answer.
+// One device's share of a Run's graph.
+struct PartitionPlan {
+  std::string device;
+  GraphDef graph;
+};
+
+// Prunes the graph for `spec` and splits it by device. Until placement
+// arrives, every node runs on the first device.
+StatusOr<std::vector<PartitionPlan>> PlanPartitions(const MasterState& st, SubgraphSpec spec) {
+  spec.device = st.options.devices[0].name;
+  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> sub, BuildSubgraph(*st.graph, spec));
+  std::vector<PartitionPlan> plans;
+  plans.push_back(PartitionPlan{spec.device, sub->ToGraphDef()});
+  return plans;
+}
+
+// "/job:J/replica:R/task:T" of a full device name: partitions with the same
+// one run in one process and share its rendezvous.
+std::string TaskOf(const std::string& device) {
+  const size_t d = device.find("/device:");
+  return d == std::string::npos ? device : device.substr(0, d);
+}
+
+caf::actor DeviceActor(const MasterState& st, const std::string& device) {
+  for (const DeviceEndpoint& d : st.options.devices) {
+    if (d.name == device) return d.actor;
+  }
+  return caf::actor();
+}
+
+void RegistrationFailed(Self* self, const std::string& key, const Status& status) {
+  auto it = self->state.signatures.find(key);
+  if (it == self->state.signatures.end()) return;  // an earlier partition failed already
+  for (auto& call : it->second.waiting) call->reply(status);
+  // Forgotten, so that a later Run of the signature tries again.
+  self->state.signatures.erase(it);
+}
+
+// Plans the partitions for `call` and asks each device actor to register
+// its own; the Runs of this signature wait for every answer.
 Status Register(Self* self, const std::string& key, const RunCall& call) {
   MasterState& st = self->state;
-  const DeviceEndpoint& device = st.options.devices[0];
   SubgraphSpec spec;
   for (const auto& [name, t] : call.feeds) spec.feeds.push_back(name);
   spec.fetches = call.fetches;
   spec.targets = call.targets;
-  spec.device = device.name;
-  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> sub, BuildSubgraph(*st.graph, spec));
+  TACT_ASSIGN_OR_RETURN(std::vector<PartitionPlan> plans, PlanPartitions(st, spec));
   Signature& sig = st.signatures[key];
-  WireRegisterPartition reg;
-  reg.handle = "partition_" + std::to_string(st.next_partition++);
-  reg.device = device.name;
-  reg.graph = sub->ToGraphDef();
-  reg.incarnation = st.options.incarnation;
-  reg.container = st.options.container;
   for (const auto& [name, t] : call.feeds) {
     TensorId id = *ParseTensorId(name);
-    reg.feeds.push_back(id.ToString());
     sig.feed_types.emplace_back(name, BaseType(st.graph->FindNode(id.node)->output_type(id.port)));
   }
-  for (const std::string& f : call.fetches) reg.fetches.push_back(Normalized(f));
-  sig.partitions.push_back(Partition{reg.handle, caf::actor()});
-  self->request(device.actor, kRegisterTimeout, std::move(reg))
-      .then(
-          [self, key](caf::actor partition) {
-            Signature& s = self->state.signatures[key];
-            s.partitions[0].actor = std::move(partition);
-            s.ready = true;
-            for (auto& call : std::exchange(s.waiting, {})) StartStep(self, std::move(call), s);
-          },
-          [self, key](caf::error& err) {
-            Status status = FromCafError(err);
-            auto it = self->state.signatures.find(key);
-            if (it == self->state.signatures.end()) return;
-            for (auto& call : it->second.waiting) call->reply(status);
-            // Forgotten, so that a later Run of the signature tries again.
-            self->state.signatures.erase(it);
-          });
+  std::map<std::string, uint32_t> per_task;
+  for (const PartitionPlan& plan : plans) ++per_task[TaskOf(plan.device)];
+  sig.unregistered = static_cast<int>(plans.size());
+  for (size_t i = 0; i < plans.size(); ++i) {
+    WireRegisterPartition reg;
+    reg.handle = "partition_" + std::to_string(st.next_partition++);
+    reg.device = plans[i].device;
+    reg.graph = std::move(plans[i].graph);
+    reg.incarnation = st.options.incarnation;
+    reg.container = st.options.container;
+    reg.feeds = ClientTensors(reg.graph, "_Recv");
+    reg.fetches = ClientTensors(reg.graph, "_Send");
+    reg.partitions_in_task = per_task[TaskOf(reg.device)];
+    sig.partitions.push_back(Partition{reg.handle, caf::actor(), reg.feeds});
+    self->request(DeviceActor(st, reg.device), kRegisterTimeout, std::move(reg))
+        .then(
+            [self, key, i](caf::actor partition) {
+              auto it = self->state.signatures.find(key);
+              if (it == self->state.signatures.end()) return;  // another partition failed
+              Signature& s = it->second;
+              s.partitions[i].actor = std::move(partition);
+              if (--s.unregistered > 0) return;
+              for (auto& call : std::exchange(s.waiting, {})) StartStep(self, std::move(call), s);
+            },
+            [self, key](caf::error& err) { RegistrationFailed(self, key, FromCafError(err)); });
+  }
   return Status::OK();
 }
 
@@ -227,7 +267,7 @@ void Run(Self* self, std::shared_ptr<RunCall> call) {
     }
     it = st.signatures.find(key);
   }
-  if (!it->second.ready) {
+  if (it->second.unregistered > 0) {
     it->second.waiting.push_back(std::move(call));
     return;
   }

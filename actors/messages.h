@@ -26,6 +26,8 @@
 
 namespace tact {
 
+class RendezvousMgr;
+
 // The master's timer for MasterOptions::operation_timeout_ms.
 using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 // Closing a session: the master refuses new Runs (Cancelled) and aborts the
@@ -61,7 +63,10 @@ namespace tact {
 //                            the handle (a graph without a kernel, a wrong
 //                            device, a handle registered twice);
 //   WireHealthPing        -> the same ping, with this task's incarnation.
-caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t incarnation);
+// Its partitions share `rendezvous` with every other partition of this
+// task.
+caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t incarnation,
+                            std::shared_ptr<RendezvousMgr> rendezvous);
 
 // A partition actor: runs its executor once per WireRunStep (off the CAF
 // threads for every expensive kernel) and answers the sender with a
@@ -69,6 +74,7 @@ caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t 
 // Spawned by a device actor, linked to it.
 caf::actor SpawnPartition(caf::event_based_actor* device_actor, Device* device,
                           std::shared_ptr<const Executor> executor,
+                          std::shared_ptr<RendezvousMgr> rendezvous,
                           WireRegisterPartition registration);
 
 // Where the master places partitions: one device and its actor.

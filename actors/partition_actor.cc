@@ -1,53 +1,22 @@
 // The partition actor (paper 3.2: each device's subgraph runs where it was
 // placed). It owns its executor; each WireRunStep is one step, answered
-// with one WireStepDone. A step's feeds and fetches pass through a
-// rendezvous of its own, as the client's tensors do in paper 4.2.
-#include <map>
-#include <mutex>
-
+// with one WireStepDone. A step's feeds and fetches pass through the
+// step's rendezvous in this task (paper 4.2), as do the tensors that its
+// Sends and Recvs exchange with the step's other partitions here.
 #include "actors/messages.h"
+#include "actors/rendezvous_mgr.h"
 #include "graph/subgraph.h"
 #include "kernels/rendezvous.h"
 
 namespace tact {
 namespace {
 
-// The steps that are running, so that an abort can reach their rendezvous.
-// Shared with the executor's completion, which runs on any thread.
-class RunningSteps {
- public:
-  void Add(int64_t step_id, std::shared_ptr<Rendezvous> r) {
-    std::lock_guard<std::mutex> lock(mu_);
-    steps_[step_id] = std::move(r);
-  }
-  void Remove(int64_t step_id) {
-    std::lock_guard<std::mutex> lock(mu_);
-    steps_.erase(step_id);
-  }
-  // False if the step is not running (finished, or never started here).
-  bool Abort(int64_t step_id, const Status& s) {
-    std::shared_ptr<Rendezvous> r;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = steps_.find(step_id);
-      if (it == steps_.end()) return false;
-      r = it->second;
-    }
-    r->StartAbort(s);
-    return true;
-  }
-
- private:
-  std::mutex mu_;
-  std::map<int64_t, std::shared_ptr<Rendezvous>> steps_;
-};
-
 struct PartitionState {
   std::shared_ptr<const Executor> executor;
   Device* device = nullptr;
   // Fixed at registration; shared with every step's completion.
   std::shared_ptr<const WireRegisterPartition> reg;
-  std::shared_ptr<RunningSteps> running = std::make_shared<RunningSteps>();
+  std::shared_ptr<RendezvousMgr> rendezvous;  // of this task's steps
 };
 
 using Self = caf::stateful_actor<PartitionState>;
@@ -96,17 +65,20 @@ WireStepDone Finish(const WireRegisterPartition& reg, const std::string& device,
 void RunStep(Self* self, WireRunStep& step) {
   PartitionState& st = self->state;
   caf::actor master = caf::actor_cast<caf::actor>(self->current_sender());
+  std::shared_ptr<Rendezvous> rendezvous =
+      st.rendezvous->Find(step.step_id, static_cast<int>(st.reg->partitions_in_task));
   Status s = CheckFeeds(*st.reg, step);
-  auto rendezvous = NewLocalRendezvous();
   for (auto& [name, t] : step.feeds) {
     if (s.ok()) s = rendezvous->Send(FeedKey(st.device->name(), name), t);
   }
   if (!s.ok()) {
+    // The step's other partitions here must not wait for this one.
+    rendezvous->StartAbort(s);
+    st.rendezvous->Release(step.step_id);
     self->send(master, Finish(*st.reg, st.device->name(), step.step_id, s, nullptr, nullptr));
     return;
   }
   auto stats = step.collect_stats ? std::make_shared<StepStats>() : nullptr;
-  st.running->Add(step.step_id, rendezvous);
   Executor::Args args;
   args.step_id = step.step_id;
   args.rendezvous = rendezvous.get();
@@ -118,25 +90,28 @@ void RunStep(Self* self, WireRunStep& step) {
   args.caller_may_compute = false;
   // The callback holds what the step points into until it is over.
   st.executor->RunAsync(args, [master, rendezvous, stats, step_id = step.step_id,
-                               executor = st.executor, reg = st.reg, running = st.running,
+                               executor = st.executor, reg = st.reg, mgr = st.rendezvous,
                                device = st.device](const Status& status) {
-    running->Remove(step_id);
-    caf::anon_send(master,
-                   Finish(*reg, device->name(), step_id, status, rendezvous.get(), stats.get()));
+    WireStepDone done =
+        Finish(*reg, device->name(), step_id, status, rendezvous.get(), stats.get());
+    mgr->Release(step_id);
+    caf::anon_send(master, std::move(done));
   });
 }
 
 caf::behavior PartitionBehavior(Self* self, Device* device,
                                 std::shared_ptr<const Executor> executor,
+                                std::shared_ptr<RendezvousMgr> rendezvous,
                                 WireRegisterPartition reg) {
   self->state.executor = std::move(executor);
   self->state.device = device;
+  self->state.rendezvous = std::move(rendezvous);
   reg.graph = GraphDef();  // the executor holds the graph
   self->state.reg = std::make_shared<const WireRegisterPartition>(std::move(reg));
   return {
       [self](WireRunStep& step) { RunStep(self, step); },
       [self](const WireAbortStep& abort) {
-        self->state.running->Abort(abort.step_id, abort.status);
+        self->state.rendezvous->Abort(abort.step_id, abort.status);
       },
   };
 }
@@ -144,10 +119,11 @@ caf::behavior PartitionBehavior(Self* self, Device* device,
 }  // namespace
 
 caf::actor SpawnPartition(caf::event_based_actor* device_actor, Device* device,
-                          std::shared_ptr<const Executor> executor, WireRegisterPartition reg) {
+                          std::shared_ptr<const Executor> executor,
+                          std::shared_ptr<RendezvousMgr> rendezvous, WireRegisterPartition reg) {
   // Linked: the partition ends with its device actor.
   return device_actor->spawn<caf::linked>(PartitionBehavior, device, std::move(executor),
-                                          std::move(reg));
+                                          std::move(rendezvous), std::move(reg));
 }
 
 }  // namespace tact

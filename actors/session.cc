@@ -9,6 +9,7 @@
 
 #include "actors/actor_scheduler.h"
 #include "actors/messages.h"
+#include "actors/rendezvous_mgr.h"
 #include "devices/device_factory.h"
 #include "kernels/resource_mgr.h"
 
@@ -63,7 +64,7 @@ class LocalSession final : public Session {
     private_container_ = options.default_container.empty();
     MasterOptions master;
     for (const auto& d : devices_) {
-      device_actors_.push_back(SpawnDeviceActor(*system_, d.get(), kIncarnation));
+      device_actors_.push_back(SpawnDeviceActor(*system_, d.get(), kIncarnation, rendezvous_));
       master.devices.push_back(DeviceEndpoint{d->name(), device_actors_.back()});
     }
     master.container = container_;
@@ -136,6 +137,7 @@ class LocalSession final : public Session {
   std::vector<std::unique_ptr<Device>> devices_;
   std::string container_;
   bool private_container_ = false;
+  std::shared_ptr<RendezvousMgr> rendezvous_ = std::make_shared<RendezvousMgr>();
   std::vector<caf::actor> device_actors_;  // one per device
   caf::actor master_;
   std::atomic<bool> closed_{false};

@@ -85,6 +85,7 @@ StatusOr<std::string> Encode(const WireRegisterPartition& m) {
     out.setDevice(m.device);
     out.setIncarnation(m.incarnation);
     out.setContainer(m.container);
+    out.setPartitionsInTask(m.partitions_in_task);
     NamesToProto(m.feeds, out.initFeeds(static_cast<unsigned>(m.feeds.size())));
     NamesToProto(m.fetches, out.initFetches(static_cast<unsigned>(m.fetches.size())));
     return GraphDefToProto(m.graph, out.initGraph());
@@ -97,6 +98,8 @@ Status Decode(std::string_view bytes, WireRegisterPartition* m) {
     m->device = in.getDevice();
     m->incarnation = in.getIncarnation();
     m->container = in.getContainer();
+    m->partitions_in_task = in.getPartitionsInTask();
+    if (m->partitions_in_task == 0) return errors::InvalidArgument("partitionsInTask is 0");
     m->feeds = NamesFromProto(in.getFeeds());
     m->fetches = NamesFromProto(in.getFetches());
     TACT_ASSIGN_OR_RETURN(m->graph, GraphDefFromProto(in.getGraph(), words));

@@ -29,6 +29,7 @@ struct WireRegisterPartition {
   std::string container;             // of Variables that name none
   std::vector<std::string> feeds;    // "node:port" every RunStep carries
   std::vector<std::string> fetches;  // "node:port" every StepDone returns, in order
+  uint32_t partitions_in_task = 1;   // of the same Run, sharing the task's rendezvous
 };
 
 struct WireRunStep {

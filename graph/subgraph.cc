@@ -40,6 +40,19 @@ std::string FetchKey(const std::string& device, const std::string& tensor) {
   return Key(device, kClientDevice, tensor);
 }
 
+std::vector<std::string> ClientTensors(const GraphDef& graph, const std::string& op) {
+  std::vector<std::string> names;
+  for (const NodeDef& n : graph.nodes) {
+    bool client = false;
+    std::string tensor;
+    if (n.op == op && GetAttr(n.attrs, "client_terminated", &client).ok() && client &&
+        GetAttr(n.attrs, "tensor_name", &tensor).ok()) {
+      names.push_back(std::move(tensor));
+    }
+  }
+  return names;
+}
+
 StatusOr<std::unique_ptr<Graph>> BuildSubgraph(const Graph& full, const SubgraphSpec& spec) {
   std::map<std::pair<std::string, int>, std::string> fed;  // tensor -> its _Recv's name
   GraphDef def;

@@ -35,6 +35,10 @@ struct SubgraphSpec {
 // fetch or target for an unknown node, a bad port, or a name given twice.
 StatusOr<std::unique_ptr<Graph>> BuildSubgraph(const Graph& full, const SubgraphSpec& spec);
 
+// The "node:port" names that the client-terminated nodes of `graph` carry:
+// its feeds for op "_Recv", its fetches for op "_Send"; in node order.
+std::vector<std::string> ClientTensors(const GraphDef& graph, const std::string& op);
+
 // The rendezvous keys BuildSubgraph's _Recv/_Send nodes use.
 std::string FeedKey(const std::string& device, const std::string& tensor);
 std::string FetchKey(const std::string& device, const std::string& tensor);

@@ -28,6 +28,7 @@ struct RegisterPartition {
   container @4 :Text;        # of Variables that name none (the session's)
   feeds @5 :List(Text);      # "node:port" that every RunStep must carry
   fetches @6 :List(Text);    # "node:port" that every StepDone returns, in order
+  partitionsInTask @7 :UInt32;  # partitions of the same Run in this task (they share its rendezvous)
 }
 
 # Master -> partition: run one step.

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 
 #include "actors/actor_scheduler.h"
 #include "actors/messages.h"
+#include "actors/rendezvous_mgr.h"
 #include "devices/device_factory.h"
 #include "graph/ops/all_ops.h"
 #include "graph/subgraph.h"
@@ -37,13 +39,15 @@ class RuntimeActorsTest : public ::testing::Test {
     UseActorScheduler(cfg_);
     AddRuntimeMessageTypes(cfg_);
     system_ = std::make_unique<caf::actor_system>(cfg_);
-    auto devices = CreateDevices({{"CPU", 1}}, "/job:localhost/replica:0/task:0", 1);
+    auto devices = CreateDevices({{"CPU", 2}}, "/job:localhost/replica:0/task:0", 1);
     EXPECT_TRUE(devices.ok());
     devices_ = std::move(devices).value();
-    device_actor_ = SpawnDeviceActor(*system_, devices_[0].get(), 7);
+    device_actor_ = SpawnDeviceActor(*system_, devices_[0].get(), 7, rendezvous_);
+    second_device_actor_ = SpawnDeviceActor(*system_, devices_[1].get(), 7, rendezvous_);
   }
   ~RuntimeActorsTest() override {
     caf::anon_send_exit(device_actor_, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(second_device_actor_, caf::exit_reason::user_shutdown);
     system_.reset();
   }
 
@@ -72,10 +76,10 @@ class RuntimeActorsTest : public ::testing::Test {
     return reg;
   }
 
-  StatusOr<caf::actor> Register(WireRegisterPartition reg) {
+  StatusOr<caf::actor> Register(WireRegisterPartition reg, int device = 0) {
     caf::scoped_actor self{*system_};
     StatusOr<caf::actor> result = errors::Internal("no answer");
-    self->request(device_actor_, 10s, std::move(reg))
+    self->request(device == 0 ? device_actor_ : second_device_actor_, 10s, std::move(reg))
         .receive([&](caf::actor p) { result = std::move(p); },
                  [&](caf::error& e) { result = FromCafError(e); });
     return result;
@@ -98,7 +102,9 @@ class RuntimeActorsTest : public ::testing::Test {
   caf::actor_system_config cfg_;
   std::unique_ptr<caf::actor_system> system_;
   std::vector<std::unique_ptr<Device>> devices_;
+  std::shared_ptr<RendezvousMgr> rendezvous_ = std::make_shared<RendezvousMgr>();
   caf::actor device_actor_;
+  caf::actor second_device_actor_;
 };
 
 TEST_F(RuntimeActorsTest, RegisteredPartitionRunsStepsAndReturnsFetches) {
@@ -136,6 +142,79 @@ TEST_F(RuntimeActorsTest, InProcessDeliveryNeverCopiesTensorBytes) {
   ASSERT_TRUE(done.status.ok()) << done.status.ToString();
   ASSERT_EQ(done.fetched.size(), 1u);
   EXPECT_EQ(done.fetched[0].second.raw_data(), big.raw_data());
+}
+
+// Two partitions of one step on two devices of this task: "x2 = x * 2" on
+// CPU:0 sends to CPU:1, where "y = -x2" is fetched. The tensor crosses in
+// the task's shared rendezvous, whichever partition starts first.
+TEST_F(RuntimeActorsTest, PartitionsOfAStepShareTheTasksRendezvous) {
+  const std::string cpu0 = devices_[0]->name(), cpu1 = devices_[1]->name();
+  auto send_recv_attrs = [&](NodeDef* n) {
+    n->attrs["tensor_type"] = AttrValue::Type(DT_FLOAT);
+    n->attrs["T"] = AttrValue::Type(DT_FLOAT);
+    n->attrs["tensor_name"] = AttrValue::String("x2:0");
+    n->attrs["send_device"] = AttrValue::String(cpu0);
+    n->attrs["send_device_incarnation"] = AttrValue::Int(1);
+    n->attrs["recv_device"] = AttrValue::String(cpu1);
+    n->attrs["client_terminated"] = AttrValue::Bool(false);
+  };
+  Scope s0 = Scope::NewRootScope();
+  Mul(s0.WithOpName("x2"), Placeholder(s0.WithOpName("x"), DT_FLOAT), 2.0f);
+  auto g0 = Graph::FromGraphDef(*s0.ToGraphDef());
+  auto sub0 = BuildSubgraph(**g0, SubgraphSpec{{"x:0"}, {}, {"x2"}, cpu0});
+  ASSERT_TRUE(sub0.ok()) << sub0.status().ToString();
+  GraphDef def0 = (*sub0)->ToGraphDef();
+  NodeDef send;
+  send.name = "send_x2";
+  send.op = "_Send";
+  send.inputs = {"x2"};
+  send_recv_attrs(&send);
+  send.attrs.erase("tensor_type");
+  def0.nodes.push_back(send);
+  GraphDef def1;
+  NodeDef recv;
+  recv.name = "recv_x2";
+  recv.op = "_Recv";
+  send_recv_attrs(&recv);
+  recv.attrs.erase("T");
+  NodeDef neg;
+  neg.name = "y";
+  neg.op = "Neg";
+  neg.inputs = {"recv_x2"};
+  neg.attrs["T"] = AttrValue::Type(DT_FLOAT);
+  def1.nodes = {recv, neg};
+  auto g1 = Graph::FromGraphDef(def1);
+  ASSERT_TRUE(g1.ok()) << g1.status().ToString();
+  auto sub1 = BuildSubgraph(**g1, SubgraphSpec{{}, {"y:0"}, {}, cpu1});
+  ASSERT_TRUE(sub1.ok()) << sub1.status().ToString();
+  auto p0 = Register({"a", cpu0, def0, 1, "", {"x:0"}, {}, 2}, 0);
+  auto p1 = Register({"b", cpu1, (*sub1)->ToGraphDef(), 1, "", {}, {"y:0"}, 2}, 1);
+  ASSERT_TRUE(p0.ok()) << p0.status().ToString();
+  ASSERT_TRUE(p1.ok()) << p1.status().ToString();
+  for (int64_t step = 1; step <= 20; ++step) {
+    const float x = static_cast<float>(step);
+    caf::scoped_actor self{*system_};
+    // Odd steps start the receiving partition first.
+    WireRunStep run0{step, "a", {{"x:0", Tensor::Scalar<float>(x)}}, false};
+    WireRunStep run1{step, "b", {}, false};
+    if (step % 2) {
+      self->send(*p1, run1);
+      self->send(*p0, run0);
+    } else {
+      self->send(*p0, run0);
+      self->send(*p1, run1);
+    }
+    std::map<std::string, WireStepDone> done;
+    for (int i = 0; i < 2; ++i) {
+      self->receive([&](WireStepDone& d) { done[d.handle] = std::move(d); },
+                    caf::after(10s) >> [] {});
+    }
+    ASSERT_EQ(done.size(), 2u);
+    ASSERT_TRUE(done["a"].status.ok()) << done["a"].status.ToString();
+    ASSERT_TRUE(done["b"].status.ok()) << done["b"].status.ToString();
+    EXPECT_EQ(done["b"].fetched.at(0).second.data<float>()[0], -2 * x);
+  }
+  EXPECT_EQ(rendezvous_->size(), 0u) << "every finished step's rendezvous is removed";
 }
 
 TEST_F(RuntimeActorsTest, BadRegistrationsAreRefusedByName) {
@@ -194,6 +273,7 @@ TEST_F(RuntimeActorsTest, BadRunStepFailsThatStepOnly) {
   done = Step(*p, WireRunStep{4, "p1", {{"x:0", Tensor::Scalar<float>(2)}}, false});
   ASSERT_TRUE(done.status.ok()) << done.status.ToString();
   EXPECT_EQ(done.fetched[0].second.data<float>()[0], 5.0f);
+  EXPECT_EQ(rendezvous_->size(), 0u);
 }
 
 TEST_F(RuntimeActorsTest, AbortStepFailsAWaitingRecvWithTheAbortStatus) {
