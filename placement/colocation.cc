@@ -73,6 +73,50 @@ uint64_t KernelTypeMask(const Node& node, const DeviceList& devices) {
   return mask;
 }
 
+// KernelTypeMask, remembered per (op, dtype attrs): nodes of one op and
+// dtypes select the same kernels (KernelRegistry matches on type attrs
+// only), and an Inception-sized graph has a few hundred such pairs among
+// tens of thousands of nodes.
+class KernelMaskCache {
+ public:
+  explicit KernelMaskCache(const DeviceList& devices) : devices_(devices) {}
+
+  uint64_t Get(const Node& node) {
+    key_.op = &node.op_def();
+    key_.types.clear();
+    for (const auto& [name, value] : node.attrs()) {
+      if (value.kind() == AttrValue::Kind::kType) {
+        key_.types.push_back(value.type());
+      } else if (value.kind() == AttrValue::Kind::kTypeList) {
+        key_.types.push_back(static_cast<int>(value.list_type().size()) + 1000);
+        for (DataType t : value.list_type()) key_.types.push_back(t);
+      }
+    }
+    auto it = masks_.find(key_);
+    if (it != masks_.end()) return it->second;
+    const uint64_t mask = KernelTypeMask(node, devices_);
+    masks_.emplace(key_, mask);
+    return mask;
+  }
+
+ private:
+  struct Key {
+    const OpDef* op = nullptr;
+    std::vector<int> types;
+    bool operator==(const Key& o) const { return op == o.op && types == o.types; }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      size_t h = std::hash<const void*>()(k.op);
+      for (int t : k.types) h = h * 1000003u ^ static_cast<size_t>(t);
+      return h;
+    }
+  };
+  const DeviceList& devices_;
+  Key key_;  // scratch: lookups allocate nothing
+  std::unordered_map<Key, uint64_t, KeyHash> masks_;
+};
+
 std::string Join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
@@ -309,6 +353,7 @@ StatusOr<ColocationGroups> BuildColocationGroups(const Graph& graph, const Devic
   g.assigned.assign(g.num_groups, -1);
   std::vector<int> culprit(g.num_groups, -1);  // the member that emptied the set
   SetCache cache(devices);
+  KernelMaskCache kernel_masks(devices);
   for (int id = 0; id < n_ids; ++id) {
     const Node* node = graph.node(id);
     if (node == nullptr) continue;
@@ -329,7 +374,7 @@ StatusOr<ColocationGroups> BuildColocationGroups(const Graph& graph, const Devic
       g.assigned[grp] = d;
     }
     TACT_ASSIGN_OR_RETURN(const uint64_t* requested, cache.ForRequest(*node));
-    const uint64_t* kernels = cache.ForKernelMask(KernelTypeMask(*node, devices));
+    const uint64_t* kernels = cache.ForKernelMask(kernel_masks.Get(*node));
     uint64_t* f = &g.feasible[size_t(grp) * words];
     device_set::IntersectWith(f, kernels, words);
     device_set::IntersectWith(f, requested, words);

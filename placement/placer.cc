@@ -18,20 +18,26 @@ namespace {
 // Bytes crossing devices, once per (tensor, receiving device): what the
 // partitioner's one Recv per pair (paper Figure 4) will move.
 int64_t BytesAcrossDevices(const Graph& graph, const CostModel& cost,
-                           const std::vector<int>& device_of) {
+                           const std::vector<int>& device_of, int words) {
   int64_t total = 0;
-  std::vector<std::pair<int, int>> sent;  // (port, device) of one node
+  std::vector<uint64_t> sent;  // by port: the devices it goes to
   for (int id = 0; id < graph.num_node_ids(); ++id) {
     const Node* n = graph.node(id);
     if (n == nullptr) continue;
-    sent.clear();
+    bool any = false;
     for (const Edge* e : n->out_edges()) {
       const int dst = device_of[e->dst->id()];
-      if (!e->IsControlEdge() && dst != device_of[id]) sent.emplace_back(e->src_output, dst);
+      if (e->IsControlEdge() || dst == device_of[id]) continue;
+      if (!any) sent.assign(size_t(n->num_outputs()) * words, 0);
+      any = true;
+      device_set::Add(&sent[size_t(e->src_output) * words], dst);
     }
-    std::sort(sent.begin(), sent.end());
-    sent.erase(std::unique(sent.begin(), sent.end()), sent.end());
-    for (const auto& [port, dst] : sent) total += cost.OutputBytes(*n, port);
+    if (!any) continue;
+    for (int port = 0; port < n->num_outputs(); ++port) {
+      int receivers = 0;
+      for (int w = 0; w < words; ++w) receivers += __builtin_popcountll(sent[size_t(port) * words + w]);
+      if (receivers > 0) total += receivers * cost.OutputBytes(*n, port);
+    }
   }
   return total;
 }
@@ -112,25 +118,16 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
     }
   }
 
-  // The walk simulated generators late (after their consumers); the
-  // makespan reported is that of the final assignment in topological
-  // order, exactly as SimulatedMakespan computes it.
   std::vector<int> device_of(graph->num_node_ids(), -1);
-  Simulation final_sim(*graph, *cost, devices);
-  for (const Node* node : order) {
-    const int d = sim.device_of(node->id());
-    device_of[node->id()] = d;
-    final_sim.Prepare(*node);
-    final_sim.Commit(d, final_sim.CompletionOn(d));
-  }
+  for (const Node* node : order) device_of[node->id()] = sim.device_of(node->id());
 
   PlacementReport report;
-  report.makespan_seconds = final_sim.makespan();
+  report.makespan_seconds = sim.makespan();
   report.soft_placed_nodes = std::move(groups.soft_placed_nodes);
   std::vector<int> count(devices.size(), 0);
   for (const Node* node : order) ++count[device_of[node->id()]];
   for (int d = 0; d < devices.size(); ++d) report.nodes_per_device[devices.name(d)] = count[d];
-  report.bytes_across_devices = BytesAcrossDevices(*graph, *cost, device_of);
+  report.bytes_across_devices = BytesAcrossDevices(*graph, *cost, device_of, devices.words());
   // Only now, with nothing left that can fail: on error nothing is assigned.
   for (Node* node : order) node->set_assigned_device(devices.name(device_of[node->id()]));
   return report;

@@ -22,7 +22,11 @@
 //    member is reached, on the feasible device where that member's
 //    estimated completion time (device free time, inputs' arrival including
 //    transfers from other devices, execution time) is earliest; ties go to
-//    the lowest index in `devices`. Deterministic.
+//    the lowest index in `devices`. Deterministic. TensorFlow's "generator"
+//    heuristic is kept: a node with no inputs and one consumer (a Const, a
+//    Placeholder) is placed where its consumer goes, because alone it would
+//    take whichever device is idle at time 0 and its consumer would pay a
+//    transfer the greedy choice never saw.
 //
 // Cost: O(nodes * feasible devices + edges) after one parse of each distinct
 // device name and requested-device string.
@@ -49,7 +53,10 @@ struct PlacerOptions {
 };
 
 struct PlacementReport {
-  double makespan_seconds = 0;  // of the greedy simulation
+  // Of the greedy simulation. It simulates a generator (below) after its
+  // consumer, so SimulatedMakespan of the same assignment, which keeps
+  // topological order, can differ by about the generators' overheads.
+  double makespan_seconds = 0;
   // Every device of the list, by full name, with the nodes placed there
   // (pre-assigned nodes included).
   std::map<std::string, int> nodes_per_device;

@@ -66,17 +66,18 @@ double Dim(const PartialTensorShape& shape, int i, const StaticCostOptions& o) {
   return static_cast<double>(shape.dim_size(i));
 }
 
-PartialTensorShape InputShape(const Node& node, int port) {
+const PartialTensorShape& InputShape(const Node& node, int port) {
   const Edge* e = node.input_edge(port);
-  return e == nullptr ? PartialTensorShape::Unknown() : e->src->output_shape(e->src_output);
+  static const PartialTensorShape* const kUnknown = new PartialTensorShape();
+  return e == nullptr ? *kUnknown : e->src->output_shape(e->src_output);
 }
 
 // Conv2D's backprops take their output's shape as a tensor ("input_sizes",
 // "filter_sizes"), which the gradient builder computes with a Shape op, so
 // shape inference leaves their outputs unknown. The shape of that Shape op's
 // input is the answer.
-PartialTensorShape OutputShape(const Node& node, int port) {
-  PartialTensorShape shape = node.output_shape(port);
+const PartialTensorShape& OutputShape(const Node& node, int port) {
+  const PartialTensorShape& shape = node.output_shape(port);
   if (port != 0 || shape.IsFullyDefined()) return shape;
   int sizes_port = -1;
   if (node.op() == "Conv2DBackpropInput") sizes_port = 0;

@@ -44,8 +44,9 @@ TEST(GreedyPlacement, TwoHeavyBranchesRunInParallel) {
   opt.cost_model = cost.get();
   auto r = Place(s.graph(), LocalCpus(2), opt);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  // The simulation Place ran is the one SimulatedMakespan runs.
-  EXPECT_DOUBLE_EQ(Makespan(*s.graph(), *cost), r->makespan_seconds);
+  // The simulation Place ran is the one SimulatedMakespan runs, but for the
+  // generators' (the weights') overheads, simulated late.
+  EXPECT_NEAR(Makespan(*s.graph(), *cost), r->makespan_seconds, 1e-4);
   // One branch per device.
   const Graph& g = *s.graph();
   for (int i = 0; i < 4; ++i) {
@@ -119,15 +120,16 @@ void ExpectNoWorseThanTheObviousPlacements(const std::string& what, Graph* g, in
   opt.cost_model = cost.get();
   auto r = Place(g, LocalCpus(devices), opt);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const double greedy = Makespan(*g, *cost);  // re-simulated: the same rules for all three
   AssignAll(g, LocalCpus(devices)[0]);
   const double one = Makespan(*g, *cost);
   AssignRoundRobinByLayer(g, LocalCpus(devices));
   const double rr = Makespan(*g, *cost);
   std::printf("%s on %d devices (%d nodes): greedy %.6f s, one device %.6f s, "
               "round-robin by layer %.6f s\n",
-              what.c_str(), devices, g->num_nodes(), r->makespan_seconds, one, rr);
-  EXPECT_LE(r->makespan_seconds, one) << what;
-  EXPECT_LE(r->makespan_seconds, rr) << what;
+              what.c_str(), devices, g->num_nodes(), greedy, one, rr);
+  EXPECT_LE(greedy, one) << what;
+  EXPECT_LE(greedy, rr) << what;
 }
 
 class BenchmarkGraphs : public ::testing::TestWithParam<int> {};
