@@ -11,6 +11,7 @@ void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   bench->require_subcommand(1);
   AddBenchMatmul(*bench, run);
   AddBenchExecutor(*bench, run);
+  AddBenchPlace(*bench, run);
   AddBenchTrain(*bench, run);
 }
 

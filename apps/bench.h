@@ -14,6 +14,10 @@ namespace CLI {
 class App;
 }  // namespace CLI
 
+namespace tact {
+class Scope;
+}  // namespace tact
+
 namespace tact::apps {
 
 // `tact bench matmul --n N --threads T [--reps R] [--json]`.
@@ -45,6 +49,28 @@ struct ExecutorBenchResult {
 
 // Builds each graph in its own Session and reports median Run times.
 StatusOr<ExecutorBenchResult> BenchExecutor(int nodes, int reps);
+
+// `tact bench place --nodes N --devices D [--reps R] [--json]`.
+void AddBenchPlace(CLI::App& bench, std::function<int()>& run);
+
+struct PlaceBenchResult {
+  int nodes = 0;
+  int edges = 0;
+  int devices = 0;
+  double place_ms = 0;      // median wall time of the timed Place() calls
+  double place_cpu_ms = 0;  // median CPU time of the same calls
+  double makespan_seconds = 0;
+  int64_t bytes_across_devices = 0;
+};
+
+// An Inception-like training graph of `blocks` blocks (four convolution
+// branches concatenated, ~130 nodes each with gradients and updates) in
+// `s`; what `tact bench place` places.
+Status BuildInceptionLikeTrainingGraph(const Scope& s, int blocks);
+
+// Builds the graph with about `nodes` nodes and times Place() on `devices`
+// CPUs `reps` times (the assignment cleared between runs).
+StatusOr<PlaceBenchResult> BenchPlace(int nodes, int devices, int reps);
 
 // `tact bench train --model {mlp,cnn} [--steps N]`: images/s beside PyTorch.
 void AddBenchTrain(CLI::App& bench, std::function<int()>& run);

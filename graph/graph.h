@@ -63,10 +63,11 @@ class Node {
   std::string ErrorPrefix() const { return props_->ErrorPrefix(); }
 
   // What shape inference (shape_refiner.h) found for output `i`; unknown
-  // until it has run.
-  PartialTensorShape output_shape(int i) const {
-    return i < static_cast<int>(output_shapes_.size()) ? output_shapes_[i]
-                                                       : PartialTensorShape::Unknown();
+  // until it has run. A reference (the placer's cost model reads it per
+  // edge), valid until the shapes are set again.
+  const PartialTensorShape& output_shape(int i) const {
+    static const PartialTensorShape* const kUnknown = new PartialTensorShape();
+    return i < static_cast<int>(output_shapes_.size()) ? output_shapes_[i] : *kUnknown;
   }
   void set_output_shapes(std::vector<PartialTensorShape> shapes) {
     output_shapes_ = std::move(shapes);

@@ -64,6 +64,12 @@ class KernelRegistry {
   // the kernels registered for the op) when no kernel matches.
   StatusOr<const KernelDef*> Find(const std::string& device_type,
                                   const NodeProperties& node) const;
+  // True if some kernel for `device_type` fits this node: the placer's
+  // feasibility test, asked once per node and device type, so it builds no
+  // strings and no error.
+  bool HasKernel(const std::string& device_type, const NodeProperties& node) const {
+    return FindEntry(device_type, node) != nullptr;
+  }
   // Device types that have a kernel for this node (for the placer).
   std::vector<std::string> SupportedDeviceTypes(const NodeProperties& node) const;
   // Every kernel registered for `op`.

@@ -1,0 +1,93 @@
+// Placer: gives every node of a graph a device (paper 3.2.1 and 4.3).
+//
+//   std::vector<std::string> devices = {"/job:localhost/replica:0/task:0/device:CPU:0",
+//                                       "/job:localhost/replica:0/task:0/device:CPU:1"};
+//   StatusOr<PlacementReport> r = Place(graph.get(), devices);
+//   // every node now has assigned_device(); r->makespan_seconds is the
+//   // simulated step time of that placement
+//
+// 1. Feasible devices of a node: the devices whose type has a kernel for
+//    the node's op and dtype attrs, that its requested device (a full or
+//    partial name: "/job:worker/task:1", "/device:cpu:*", "/gpu:0"; types
+//    match case-insensitively) matches.
+// 2. Colocation groups, joined by union-find: a node whose `_class` attr
+//    lists "loc:@other" (Scope::ColocateWith sets it) goes with `other`; a
+//    node that takes a reference input (Assign, ApplyAdam: a Variable's ref
+//    output feeding a Ref(T) input) goes with the node that produces it.
+//    A group's feasible devices are the intersection of its members'. A
+//    "loc:@" naming no node of the graph is ignored: pruning (paper 4.2)
+//    removes nodes that others were colocated with.
+// 3. The paper's greedy simulation: nodes in topological order from the
+//    sources (Graph::TopologicalOrder); a group is placed when its first
+//    member is reached, on the feasible device where that member's
+//    estimated completion time (device free time, inputs' arrival including
+//    transfers from other devices, execution time) is earliest; ties go to
+//    the lowest index in `devices`. Deterministic. TensorFlow's "generator"
+//    heuristic is kept: a node with no inputs and one consumer (a Const, a
+//    Placeholder) is placed where its consumer goes, because alone it would
+//    take whichever device is idle at time 0 and its consumer would pay a
+//    transfer the greedy choice never saw.
+//
+// Cost: O(nodes * feasible devices + edges) after one parse of each distinct
+// device name and requested-device string.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "placement/cost_model.h"
+
+namespace tact {
+
+struct PlacerOptions {
+  // TensorFlow's meaning: a colocation group that no device can take
+  // because of the requested devices is placed as if none had been
+  // requested. Kernels are never ignored: a group whose members have no
+  // device type with kernels for all of them is still an error.
+  bool allow_soft_placement = false;
+  // Not owned; must outlive Place(). Null: a static one built for the graph.
+  const CostModel* cost_model = nullptr;
+};
+
+struct PlacementReport {
+  // Of the greedy simulation. It simulates a generator (below) after its
+  // consumer, so SimulatedMakespan of the same assignment, which keeps
+  // topological order, can differ by about the generators' overheads.
+  double makespan_seconds = 0;
+  // Every device of the list, by full name, with the nodes placed there
+  // (pre-assigned nodes included).
+  std::map<std::string, int> nodes_per_device;
+  // Bytes of tensors crossing devices, counted once per (tensor, receiving
+  // device), as the partitioner's one Recv per pair will move them.
+  int64_t bytes_across_devices = 0;
+  // Nodes whose requested device was ignored by soft placement.
+  std::vector<std::string> soft_placed_nodes;
+};
+
+// Gives every node of `graph` an assigned device from `devices` (full
+// names, e.g. "/job:localhost/replica:0/task:0/device:CPU:3"). Nodes that
+// already have an assigned device keep it (and bring their colocation group
+// with them); it must be one of `devices`.
+//
+// Errors (InvalidArgument unless said): `devices` empty, not full names, or
+// repeated; a malformed requested device (naming the node); a pre-assigned
+// device not in `devices`, or two members of one group pre-assigned apart;
+// a group with no feasible device: the message names the node, its op, the
+// whole group with each member's op, requested device and kernel device
+// types, and every device with what excludes it. On error nothing is
+// assigned.
+//
+// `graph` is read, not restructured; concurrent use of the same graph is
+// not allowed (assignments are written).
+StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& devices,
+                                const PlacerOptions& options = {});
+
+// The simulated makespan of the assignment the graph already has (every
+// node must have one: FailedPrecondition naming the first that does not),
+// by the same simulation Place() runs. For comparing placements.
+StatusOr<double> SimulatedMakespan(const Graph& graph, const CostModel& cost);
+
+}  // namespace tact
