@@ -1,0 +1,75 @@
+#include "placement/recv_schedule.h"
+
+#include <algorithm>
+
+namespace tact {
+
+StatusOr<RecvSchedule> RecvSchedule::Compute(const Graph& graph,
+                                             const std::vector<int>& node_device,
+                                             int num_devices) {
+  const int n = graph.num_node_ids();
+  RecvSchedule s;
+  s.asap_.assign(n, 0);
+  s.alap_.assign(n, 0);
+  // Kahn's algorithm with a plain FIFO: linear, and the levels do not
+  // depend on the visiting order. Edges out of ops that allow cycles
+  // (NextIteration) are back edges and do not count.
+  auto counts = [&](const Node* src) { return !src->op_def().allows_cycles; };
+  std::vector<int> pending(n, 0);
+  std::vector<int> order;
+  order.reserve(graph.num_nodes());
+  for (int id = 0; id < n; ++id) {
+    const Node* node = graph.node(id);
+    if (node == nullptr) continue;
+    for (const Edge* e : node->in_edges()) pending[id] += counts(e->src);
+    if (pending[id] == 0) order.push_back(id);
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Node* node = graph.node(order[i]);
+    if (!counts(node)) continue;
+    for (const Edge* e : node->out_edges()) {
+      const int d = e->dst->id();
+      s.asap_[d] = std::max(s.asap_[d], s.asap_[node->id()] + 1);
+      if (--pending[d] == 0) order.push_back(d);
+    }
+  }
+  if (static_cast<int>(order.size()) != graph.num_nodes()) {
+    return graph.TopologicalOrder().status();  // names the nodes of the cycle
+  }
+  for (int id : order) s.depth_ = std::max(s.depth_, s.asap_[id]);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Node* node = graph.node(*it);
+    int alap = s.depth_;
+    if (counts(node)) {
+      for (const Edge* e : node->out_edges()) alap = std::min(alap, s.alap_[e->dst->id()] - 1);
+    }
+    s.alap_[*it] = alap;
+  }
+  // Per device, the node with the greatest ASAP at each ALAP level, then a
+  // running maximum over levels.
+  s.latest_.assign(num_devices, std::vector<int>(s.depth_ + 1, -1));
+  auto later = [&](int a, int b) {  // the better gate of two candidates (-1: none)
+    if (a < 0) return b;
+    if (b < 0) return a;
+    if (s.asap_[a] != s.asap_[b]) return s.asap_[a] > s.asap_[b] ? a : b;
+    return std::min(a, b);
+  };
+  for (int id : order) {
+    int& slot = s.latest_[node_device[id]][s.alap_[id]];
+    slot = later(slot, id);
+  }
+  for (std::vector<int>& levels : s.latest_) {
+    for (size_t l = 1; l < levels.size(); ++l) levels[l] = later(levels[l], levels[l - 1]);
+  }
+  return s;
+}
+
+int RecvSchedule::Gate(int device, int need, int lead, int available) const {
+  const int target = std::min(need - 1 - std::max(lead, 0), depth_);
+  if (target < 0) return -1;
+  const int gate = latest_[device][target];
+  if (gate < 0 || asap_[gate] <= available) return -1;
+  return gate;
+}
+
+}  // namespace tact
