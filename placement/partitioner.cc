@@ -46,13 +46,26 @@ class Partitioner {
   StatusOr<PartitionResult> Run();
 
  private:
+  // Device indices of every node, and room reserved for what each
+  // partition will hold (big vectors that grow by doubling cost copies).
   Status AssignDeviceIndices();
   // The input string a consumer on `dst_device` uses for src:port
   // (kControlPort: the "^..." control input), creating the pair on first use.
   StatusOr<std::string> CrossInput(const Edge* e, int dst_device);
   RecvEnd& MakePair(const Node* src, int port, int dst_device);
+  // What pair number `k` sends, with the nodes that make it on the source
+  // device (a control edge's dummy, a lossy tensor's truncation).
+  struct Payload {
+    std::string input;   // the _Send's input
+    std::string tensor;  // "src:port" or "^src", for the tensor_name
+    std::string suffix;  // of the generated names: "<port>_<k>" or "ctrl_<k>"
+    DataType type = DT_INVALID;  // on the wire
+    bool lossy = false;
+  };
+  Payload MakePayload(const Node* src, int port, int dst_device, const std::string& k);
   // A name under `src` not taken in the graph. Generated names are unique
-  // among themselves by construction (each holds the pair's number k).
+  // among themselves by construction (each holds the pair's number k), and
+  // all contain "/_": the graph is searched only if one of its names does.
   std::string FreeName(std::string name) const;
   bool Lossy(int src_device, int dst_device) const;
   NodeDef& Append(int device, NodeDef def) {
@@ -67,6 +80,7 @@ class Partitioner {
   std::vector<std::string> devices_;  // index -> full name
   std::vector<int> device_of_;        // node id -> index
   std::vector<GraphDef> parts_;       // by device index
+  bool names_may_collide_ = false;    // some node name contains "/_"
   std::unordered_map<PairKey, RecvEnd, PairKeyHash> pairs_;
   std::vector<std::pair<PairKey, RecvEnd*>> pair_list_;  // in creation order
   // (src id << 32 | port) -> its _TruncateToUpper16 node's name.
@@ -88,8 +102,28 @@ Status Partitioner::AssignDeviceIndices() {
     auto [it, added] = index.emplace(n->assigned_device(), static_cast<int>(devices_.size()));
     if (added) devices_.push_back(n->assigned_device());
     device_of_[id] = it->second;
+    names_may_collide_ = names_may_collide_ || n->name().find("/_") != std::string::npos;
+  }
+  // Each crossing edge adds at most a Send (and a truncation or a dummy)
+  // to its source's partition and a Recv (and an expansion) to its
+  // destination's.
+  std::vector<size_t> size(devices_.size(), 0);
+  size_t crossing = 0;
+  for (int id = 0; id < graph_.num_node_ids(); ++id) {
+    const Node* n = graph_.node(id);
+    if (n == nullptr) continue;
+    ++size[device_of_[id]];
+    for (const Edge* e : n->in_edges()) {
+      const int src = device_of_[e->src->id()];
+      if (src == device_of_[id]) continue;
+      ++crossing;
+      size[src] += 2;
+      size[device_of_[id]] += 2;
+    }
   }
   parts_.resize(devices_.size());
+  for (size_t d = 0; d < parts_.size(); ++d) parts_[d].nodes.reserve(size[d]);
+  pairs_.reserve(crossing);
   return Status::OK();
 }
 
@@ -100,7 +134,7 @@ bool Partitioner::Lossy(int src_device, int dst_device) const {
 }
 
 std::string Partitioner::FreeName(std::string name) const {
-  while (graph_.FindNode(name) != nullptr) name += "_";
+  while (names_may_collide_ && graph_.FindNode(name) != nullptr) name += "_";
   return name;
 }
 
@@ -117,78 +151,79 @@ AttrMap Partitioner::EndpointAttrs(int k, const std::string& tensor, int src_dev
   return a;
 }
 
-RecvEnd& Partitioner::MakePair(const Node* src, int port, int dst_device) {
-  const int k = result_.send_recv_pairs++;
+Partitioner::Payload Partitioner::MakePayload(const Node* src, int port, int dst_device,
+                                              const std::string& k) {
   const int src_device = device_of_[src->id()];
-  const std::string ks = std::to_string(k);
-  std::string sent;       // the tensor the _Send takes
-  std::string tensor;     // what the pair carries, for its tensor_name
-  std::string suffix;     // "<port>_<k>" or "ctrl_<k>"
-  DataType type;
-  bool lossy = false;
+  Payload p;
   if (port == kControlPort) {
     // The dummy runs after the control source on its device; its arrival
     // on the destination is the control edge.
     ++result_.control_pairs;
-    suffix = "ctrl_" + ks;
     NodeDef c;
-    c.name = FreeName(src->name() + "/_ctrl_" + ks);
+    c.name = FreeName(src->name() + "/_ctrl_" + k);
     c.op = "Const";
     c.device = devices_[src_device];
     c.inputs = {"^" + src->name()};
     c.attrs["dtype"] = AttrValue::Type(DT_INT32);
     c.attrs["value"] = AttrValue::FromTensor(Tensor::Scalar<int32_t>(0));
-    sent = c.name;
-    tensor = "^" + src->name();
-    type = DT_INT32;
+    p.input = c.name;
+    p.tensor = "^" + src->name();
+    p.suffix = "ctrl_" + k;
+    p.type = DT_INT32;
     Append(src_device, std::move(c));
-  } else {
-    suffix = std::to_string(port) + "_" + ks;
-    sent = tensor = TensorString(src, port);
-    type = BaseType(src->output_type(port));
-    lossy = type == DT_FLOAT && Lossy(src_device, dst_device);
-    if (lossy) {
-      // One truncation per tensor, shared by every lossy destination.
-      ++result_.lossy_pairs;
-      const uint64_t tkey = (static_cast<uint64_t>(src->id()) << 32) | static_cast<uint32_t>(port);
-      auto it = truncated_.find(tkey);
-      if (it == truncated_.end()) {
-        NodeDef t;
-        t.name = FreeName(src->name() + "/_truncate16_" + std::to_string(port));
-        t.op = "_TruncateToUpper16";
-        t.device = devices_[src_device];
-        t.inputs = {sent};
-        it = truncated_.emplace(tkey, t.name).first;
-        Append(src_device, std::move(t));
-      }
-      sent = it->second;
-      type = DT_BFLOAT16;
-    }
+    return p;
   }
-  AttrMap attrs = EndpointAttrs(k, tensor, src_device, dst_device);
+  p.input = p.tensor = TensorString(src, port);
+  p.suffix = std::to_string(port) + "_" + k;
+  p.type = BaseType(src->output_type(port));
+  p.lossy = p.type == DT_FLOAT && Lossy(src_device, dst_device);
+  if (!p.lossy) return p;
+  // One truncation per tensor, shared by every lossy destination.
+  ++result_.lossy_pairs;
+  const uint64_t key = (static_cast<uint64_t>(src->id()) << 32) | static_cast<uint32_t>(port);
+  auto it = truncated_.find(key);
+  if (it == truncated_.end()) {
+    NodeDef t;
+    t.name = FreeName(src->name() + "/_truncate16_" + std::to_string(port));
+    t.op = "_TruncateToUpper16";
+    t.device = devices_[src_device];
+    t.inputs = {p.input};
+    it = truncated_.emplace(key, t.name).first;
+    Append(src_device, std::move(t));
+  }
+  p.input = it->second;
+  p.type = DT_BFLOAT16;
+  return p;
+}
+
+RecvEnd& Partitioner::MakePair(const Node* src, int port, int dst_device) {
+  const int k = result_.send_recv_pairs++;
+  const int src_device = device_of_[src->id()];
+  const Payload p = MakePayload(src, port, dst_device, std::to_string(k));
+  AttrMap attrs = EndpointAttrs(k, p.tensor, src_device, dst_device);
 
   NodeDef send;
-  send.name = FreeName(src->name() + "/_send_" + suffix);
+  send.name = FreeName(src->name() + "/_send_" + p.suffix);
   send.op = "_Send";
   send.device = devices_[src_device];
-  send.inputs = {sent};
+  send.inputs = {p.input};
   send.attrs = attrs;
-  send.attrs["T"] = AttrValue::Type(type);
+  send.attrs["T"] = AttrValue::Type(p.type);
   Append(src_device, std::move(send));
 
   NodeDef recv;
-  recv.name = FreeName(src->name() + "/_recv_" + suffix);
+  recv.name = FreeName(src->name() + "/_recv_" + p.suffix);
   recv.op = "_Recv";
   recv.device = devices_[dst_device];
   recv.attrs = std::move(attrs);
-  recv.attrs["tensor_type"] = AttrValue::Type(type);
+  recv.attrs["tensor_type"] = AttrValue::Type(p.type);
   RecvEnd end;
   end.input = recv.name;
   end.recv_index = static_cast<int>(parts_[dst_device].nodes.size());
   Append(dst_device, std::move(recv));
-  if (lossy) {
+  if (p.lossy) {
     NodeDef x;
-    x.name = FreeName(src->name() + "/_expand16_" + suffix);
+    x.name = FreeName(src->name() + "/_expand16_" + p.suffix);
     x.op = "_ExpandFromUpper16";
     x.device = devices_[dst_device];
     x.inputs = {end.input};
@@ -243,7 +278,6 @@ Status Partitioner::ScheduleRecvs() {
 
 StatusOr<PartitionResult> Partitioner::Run() {
   TACT_RETURN_IF_ERROR(AssignDeviceIndices());
-  pairs_.reserve(graph_.num_edges());
   for (int id = 0; id < graph_.num_node_ids(); ++id) {
     const Node* n = graph_.node(id);
     if (n == nullptr) continue;
