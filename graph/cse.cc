@@ -4,6 +4,7 @@
 #include <cstring>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tact {
@@ -84,27 +85,40 @@ Inputs GatherInputs(const Node* n) {
   return in;
 }
 
+// The op by its OpDef's address (one per registered op) and attrs by value
+// only: the names of an op's attrs are fixed by the op. Device names are
+// compared, not hashed: nodes that differ only there are rare.
 size_t HashNode(const Node* n, const Inputs& in) {
-  size_t h = std::hash<std::string>()(n->op());
-  Mix(&h, std::hash<std::string>()(n->requested_device()));
-  Mix(&h, std::hash<std::string>()(n->assigned_device()));
+  size_t h = reinterpret_cast<size_t>(&n->op_def());
   for (const auto& [src, port] : in.data) {
     Mix(&h, static_cast<size_t>(src));
     Mix(&h, static_cast<size_t>(port));
   }
   Mix(&h, in.control.size());
   for (int c : in.control) Mix(&h, static_cast<size_t>(c));
-  for (const auto& [name, value] : n->attrs()) {
-    Mix(&h, std::hash<std::string>()(name));
-    Mix(&h, HashAttr(value));
-  }
+  for (const auto& [name, value] : n->attrs()) Mix(&h, HashAttr(value));
   return h;
 }
 
-bool MayMerge(const Node* n) {
+// The nodes other nodes name in a colocation hint (attr _class,
+// "loc:@name"): merging one away would leave the hint pointing at nothing.
+std::unordered_set<std::string> ColocationTargets(const Graph& graph) {
+  std::unordered_set<std::string> out;
+  for (const Node* n : graph.nodes()) {
+    auto it = n->attrs().find("_class");
+    if (it == n->attrs().end() || it->second.kind() != AttrValue::Kind::kStringList) continue;
+    for (const std::string& c : it->second.list_s()) {
+      if (c.rfind("loc:@", 0) == 0) out.insert(c.substr(5));
+    }
+  }
+  return out;
+}
+
+bool MayMerge(const Node* n, const std::unordered_set<std::string>& colocation_targets) {
   const OpDef& op = n->op_def();
   if (op.is_stateful || op.allows_cycles || n->num_outputs() == 0) return false;
   if (n->op() == "Placeholder") return false;
+  if (!colocation_targets.empty() && colocation_targets.count(n->name())) return false;
   for (int i = 0; i < n->num_inputs(); ++i) {
     if (IsRefType(n->input_type(i))) return false;
   }
@@ -150,11 +164,12 @@ int EliminateCommonSubexpressions(Graph* graph) {
   if (!order.ok()) return 0;
   // Visiting in topological order means a node's inputs were canonicalised
   // before it is hashed, so chains of duplicates collapse in one pass.
+  const std::unordered_set<std::string> colocation_targets = ColocationTargets(*graph);
   std::unordered_map<size_t, std::vector<Candidate>> seen;
   seen.reserve(order->size());
   int removed = 0;
   for (Node* n : *order) {
-    if (!MayMerge(n)) continue;
+    if (!MayMerge(n, colocation_targets)) continue;
     Inputs in = GatherInputs(n);
     std::vector<Candidate>& bucket = seen[HashNode(n, in)];
     Node* keep = nullptr;

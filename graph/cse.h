@@ -1,9 +1,13 @@
-// Common subexpression elimination (paper 5.1): "a pass over the
-// computation graph that canonicalizes multiple copies of operations with
-// identical inputs and operation types to just a single such node, and
-// redirects edges accordingly." Graphs built by layers of abstraction
-// (two helper calls that each compute the same thing) shrink before
-// placement, so the work and the tensors exist once.
+// Common subexpression elimination (paper 5.1): a pass over the graph that
+// canonicalizes multiple copies of an operation with identical inputs and
+// operation type to a single node, and redirects the edges of the others
+// to it. Graphs built by layers of abstraction (two helper calls that each
+// compute the same thing) shrink before placement, so the work and the
+// tensors exist once.
+//
+// Run it on the graph of one Run, after BuildSubgraph (subgraph.h): the
+// fetches are _Send nodes by then and keep working, whereas on the full
+// graph a node a client later fetches by name may have been merged away.
 //
 //   std::unique_ptr<Graph> g = ...;
 //   int removed = EliminateCommonSubexpressions(g.get());
@@ -26,7 +30,9 @@
 //  - ops without outputs (NoOp and friends exist to be named as targets or
 //    control dependencies; merging them saves no work);
 //  - ops that allow cycles (NextIteration), whose inputs are not yet
-//    canonical when they are visited.
+//    canonical when they are visited;
+//  - nodes another node names in a colocation hint ("loc:@name" in its
+//    _class attr), which would be left pointing at nothing.
 #pragma once
 
 #include "graph/graph.h"
@@ -34,10 +40,10 @@
 namespace tact {
 
 // Merges equivalent nodes in place and returns how many were removed.
-// Linear in the graph's size (a hash per node, expected O(1) lookups). A
-// graph with a cycle (Graph::TopologicalOrder fails) is left unchanged and
-// 0 returned: it is invalid anyway, and Validate names the cycle.
-// Not thread-safe: the caller owns the graph exclusively.
+// Graph::TopologicalOrder (n log n), then a hash per node and expected O(1)
+// lookups. A graph with a cycle (Graph::TopologicalOrder fails) is left
+// unchanged and 0 returned: it is invalid anyway, and Validate names the
+// cycle. Not thread-safe: the caller owns the graph exclusively.
 int EliminateCommonSubexpressions(Graph* graph);
 
 }  // namespace tact

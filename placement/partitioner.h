@@ -14,24 +14,31 @@
 //    op and attrs, so fetches and feeds (the client-terminated _Send/_Recv
 //    BuildSubgraph inserted) are where they were;
 //  - ONE _Send/_Recv pair per (tensor, destination device), whatever the
-//    number of consumers there ("canonicalizes all transfers of a value to a
-//    device", Figure 4), and one per (node, destination device) for control
+//    number of consumers there ("we canonicalize all users of a particular
+//    tensor on a particular device to use a single Receive node", Figure
+//    4), so the tensor crosses and occupies the destination's memory once;
+//    and one pair per (node, destination device) for control
 //    edges, carried by a scalar int32 Const that runs after the control
 //    source on its device and whose _Recv is the control input of the
 //    consumers;
-//  - each pair with its own tensor_name ("edge_<k>_<src>:<port>", k counting
+//  - each pair with its own tensor_name ("edge_<k>_<src>" for output 0,
+//    "edge_<k>_<src>:<port>", "edge_<k>_^<src>" for a control edge; k counts
 //    pairs), so its rendezvous key send;incarnation;recv;name is unique in a
 //    step even beside feeds and fetches (whose keys name the client device).
-// Node names the partitioner adds live under the source node's name
-// ("<src>/_send_<port>_<k>", "<src>/_recv_<port>_<k>", ...).
+// Node names the partitioner adds live under the source node's name:
+// "<src>/_send_<port>_<k>", "<src>/_recv_<port>_<k>", "<src>/_ctrl_<k>" (a
+// control edge's dummy), "<src>/_truncate16_<port>" and
+// "<src>/_expand16_<port>_<k>" (lossy transfer); a trailing "_" is added
+// while a name is taken by a node of the graph.
 //
 // Ref edges never cross: a Variable's ref can be dereferenced on another
 // device (the _Send reads the value, like any reader) but not updated
 // there, so an Assign on one device fed the ref of a Variable on another is
 // an error; the placer's colocation groups keep them together.
 //
-// Control flow (Switch/Merge, frames: paper 4.4) is not partitioned yet:
-// edges out of ops that allow cycles are split like any other.
+// Control flow (Switch/Merge, frames: paper 4.4) is not handled yet: a loop
+// whose body spans devices needs the paper's distributed loop control, and
+// edges out of ops that allow cycles are split like any other edge.
 //
 // Partition runs in time linear in nodes + edges; schedule_recvs adds a
 // topological walk of the whole graph (also linear). Thread-safe on a const
@@ -53,10 +60,10 @@ struct PartitionOptions {
   // of its _Send/_Recv pairs. A device not listed has incarnation 0.
   std::map<std::string, uint64_t> incarnations;
 
-  // Paper 5.2: "ASAP/ALAP ... adds control edges with the aim of delaying
-  // the start of these nodes [Recvs] until just before their results are
-  // needed", so a received tensor (and what its consumers compute from it)
-  // does not sit in the destination's memory for the whole step. See
+  // Paper 5.2: an ASAP/ALAP calculation, then control edges that delay the
+  // start of each Recv until just before its results are needed, so a
+  // received tensor (and what its consumers compute from it) does not sit
+  // in the destination's memory for the whole step. See
   // recv_schedule.h for the levels, why they are depths, and why the added
   // edges can never deadlock.
   bool schedule_recvs = false;

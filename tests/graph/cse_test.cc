@@ -140,5 +140,17 @@ TEST(CseTest, ControlConsumersOfAMergedNodeWaitForTheKeptOne) {
   EXPECT_EQ(control, 1);
 }
 
+TEST(CseTest, ANodeNamedByAColocationHintStays) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  auto n1 = Neg(s.WithOpName("n1"), x);
+  auto n2 = Neg(s.WithOpName("n2"), x);
+  Identity(s.WithOpName("near_n2").ColocateWith(n2), x);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(EliminateCommonSubexpressions(s.graph()), 0);
+  EXPECT_NE(s.graph()->FindNode("n2"), nullptr);
+  (void)n1;
+}
+
 }  // namespace
 }  // namespace tact
