@@ -1,5 +1,6 @@
 #include "placement/partitioner.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -72,6 +73,7 @@ class Partitioner {
     parts_[device].nodes.push_back(std::move(def));
     return parts_[device].nodes.back();
   }
+  // The attrs a pair's _Send and _Recv share.
   AttrMap EndpointAttrs(int k, const std::string& tensor, int src_device, int dst_device) const;
   Status ScheduleRecvs();
 
@@ -83,6 +85,9 @@ class Partitioner {
   bool names_may_collide_ = false;    // some node name contains "/_"
   std::unordered_map<PairKey, RecvEnd, PairKeyHash> pairs_;
   std::vector<std::pair<PairKey, RecvEnd*>> pair_list_;  // in creation order
+  // Every crossing edge as (its pair, the consumer's id), for the
+  // scheduling pass: no second walk over the graph's edges.
+  std::vector<std::pair<RecvEnd*, int>> consumers_;
   // (src id << 32 | port) -> its _TruncateToUpper16 node's name.
   std::unordered_map<uint64_t, std::string> truncated_;
   PartitionResult result_;
@@ -248,29 +253,25 @@ StatusOr<std::string> Partitioner::CrossInput(const Edge* e, int dst_device) {
   }
   auto it = pairs_.find(PairKey{e->src->id(), port, dst_device});
   RecvEnd& end = it != pairs_.end() ? it->second : MakePair(e->src, port, dst_device);
+  if (options_.schedule_recvs) consumers_.emplace_back(&end, e->dst->id());
   return end.input;
 }
 
 Status Partitioner::ScheduleRecvs() {
+  const int num_devices = static_cast<int>(devices_.size());
   TACT_ASSIGN_OR_RETURN(RecvSchedule schedule,
-                        RecvSchedule::Compute(graph_, device_of_, static_cast<int>(devices_.size())));
+                        RecvSchedule::Compute(graph_, device_of_, num_devices));
   // need: the earliest ALAP level among each pair's consumers.
   for (auto& [key, end] : pair_list_) end->need = schedule.depth() + 1;
-  for (int id = 0; id < graph_.num_node_ids(); ++id) {
-    const Node* n = graph_.node(id);
-    if (n == nullptr) continue;
-    for (const Edge* e : n->in_edges()) {
-      if (device_of_[e->src->id()] == device_of_[id]) continue;
-      const int port = e->IsControlEdge() ? kControlPort : e->src_output;
-      RecvEnd& end = pairs_.at(PairKey{e->src->id(), port, device_of_[id]});
-      end.need = std::min(end.need, schedule.alap(id));
-    }
+  for (auto& [end, consumer] : consumers_) {
+    end->need = std::min(end->need, schedule.alap(consumer));
   }
   for (auto& [key, end] : pair_list_) {
     const int gate = schedule.Gate(key.dst_device, end->need, options_.recv_lead_levels,
                                    schedule.asap(key.src));
     if (gate < 0) continue;
-    parts_[key.dst_device].nodes[end->recv_index].inputs.push_back("^" + graph_.node(gate)->name());
+    NodeDef& recv = parts_[key.dst_device].nodes[end->recv_index];
+    recv.inputs.push_back("^" + graph_.node(gate)->name());
     ++result_.scheduled_recvs;
   }
   return Status::OK();

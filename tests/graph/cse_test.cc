@@ -78,7 +78,9 @@ TEST(CseTest, StatefulRandomRefAndPlaceholderOpsAreNeverMerged) {
   NoOp(s.WithControlDependencies({add1, add2}));
   ASSERT_TRUE(s.ok());
   std::vector<std::string> kept;
-  for (const Output& o : {r1, r2, n1, n2, v1, v2, add1, add2, p1, p2}) kept.push_back(o.node->name());
+  for (const Output& o : {r1, r2, n1, n2, v1, v2, add1, add2, p1, p2}) {
+    kept.push_back(o.node->name());
+  }
   const int before = s.graph()->num_nodes();
   // Only the shape Consts of the two random ops and the two {1, 1} Consts
   // are pure and equal: one of each pair goes.

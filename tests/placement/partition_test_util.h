@@ -77,8 +77,8 @@ class PartitionedRun {
       auto it = devices.find(name);
       if (it == devices.end()) return errors::NotFound("no device ", name);
       TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Graph::FromGraphDef(def));
-      TACT_ASSIGN_OR_RETURN(auto ex,
-                            Executor::Create(std::shared_ptr<const Graph>(std::move(g)), it->second));
+      std::shared_ptr<const Graph> shared(std::move(g));
+      TACT_ASSIGN_OR_RETURN(auto ex, Executor::Create(shared, it->second));
       run->executors_.push_back(std::move(ex));
     }
     return run;
