@@ -1,6 +1,7 @@
 #include "placement/recv_schedule.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace tact {
 
@@ -52,30 +53,42 @@ StatusOr<RecvSchedule> RecvSchedule::Compute(const Graph& graph,
     for (int j = first[*it]; j < first[*it + 1]; ++j) alap = std::min(alap, s.alap_[succ[j]] - 1);
     s.alap_[*it] = alap;
   }
-  // Per device, the node with the greatest ASAP at each ALAP level, then a
-  // running maximum over levels.
-  s.latest_.assign(num_devices, std::vector<int>(s.depth_ + 1, -1));
+  // Per device, the best gate among its nodes of ALAP <= each level that
+  // occurs there, as a running maximum over levels in increasing order.
+  // Only levels a device has are stored: O(nodes), whatever the number of
+  // devices or the graph's depth.
   auto later = [&](int a, int b) {  // the better gate of two candidates (-1: none)
     if (a < 0) return b;
     if (b < 0) return a;
     if (s.asap_[a] != s.asap_[b]) return s.asap_[a] > s.asap_[b] ? a : b;
     return std::min(a, b);
   };
-  for (int id : order) {
-    int& slot = s.latest_[node_device[id]][s.alap_[id]];
-    slot = later(slot, id);
-  }
-  for (std::vector<int>& levels : s.latest_) {
-    for (size_t l = 1; l < levels.size(); ++l) levels[l] = later(levels[l], levels[l - 1]);
+  std::vector<int> by_alap(s.depth_ + 2, 0);  // counting sort by ALAP level
+  for (int id : order) ++by_alap[s.alap_[id] + 1];
+  for (size_t l = 1; l < by_alap.size(); ++l) by_alap[l] += by_alap[l - 1];
+  std::vector<int> sorted(order.size());
+  for (int id : order) sorted[by_alap[s.alap_[id]]++] = id;
+  s.latest_.assign(num_devices, {});
+  for (int id : sorted) {
+    std::vector<Level>& levels = s.latest_[node_device[id]];
+    if (levels.empty() || levels.back().alap < s.alap_[id]) {
+      levels.push_back({s.alap_[id], levels.empty() ? id : later(levels.back().gate, id)});
+    } else {
+      levels.back().gate = later(levels.back().gate, id);
+    }
   }
   return s;
 }
 
 int RecvSchedule::Gate(int device, int need, int lead, int available) const {
-  const int target = std::min(need - 1 - std::max(lead, 0), depth_);
-  if (target < 0) return -1;
-  const int gate = latest_[device][target];
-  if (gate < 0 || asap_[gate] <= available) return -1;
+  const int target = need - 1 - std::max(lead, 0);
+  const std::vector<Level>& levels = latest_[device];
+  // The last level <= target.
+  auto it = std::upper_bound(levels.begin(), levels.end(), target,
+                             [](int t, const Level& l) { return t < l.alap; });
+  if (it == levels.begin()) return -1;
+  const int gate = std::prev(it)->gate;
+  if (asap_[gate] <= available) return -1;
   return gate;
 }
 

@@ -58,9 +58,12 @@ class RecvSchedule {
  private:
   std::vector<int> asap_, alap_;  // by node id
   int depth_ = 0;
-  // latest_[d][L]: among nodes of device d with ALAP <= L, the one with the
-  // greatest ASAP (lowest id on ties); -1 if none.
-  std::vector<std::vector<int>> latest_;
+  struct Level {
+    int alap;  // a level at which device d has nodes
+    int gate;  // among d's nodes of ALAP <= alap, the one of greatest ASAP
+               // (lowest id on ties)
+  };
+  std::vector<std::vector<Level>> latest_;  // by device, by increasing alap
 };
 
 }  // namespace tact
