@@ -77,7 +77,8 @@ struct PartitionOptions {
   // _Recv; the low 16 mantissa bits arrive as zeros). For every pair of
   // devices when lossy_float_transfer is set, and otherwise for the
   // (send device, recv device) pairs listed, in that direction only.
-  // Other dtypes, control edges and client feeds/fetches are never lossy.
+  // Other dtypes and control edges are never lossy, nor are the client's
+  // own feeds and fetches (BuildSubgraph's _Recv/_Send, not pairs made here).
   bool lossy_float_transfer = false;
   std::set<std::pair<std::string, std::string>> lossy_float_transfer_pairs;
 };

@@ -19,10 +19,11 @@
 // A Recv whose earliest consumer on its device has ALAP level `need` is made
 // to wait for the gate: among the nodes of the destination device whose
 // ALAP level is <= need - 1 - lead, the one with the greatest ASAP level
-// (the one that certainly cannot finish early). Why this never deadlocks:
+// (the one that cannot run before that many levels of the step are done,
+// so the Recv does not start early). Why this never deadlocks:
 // every descendant of the Recv has ALAP >= need, so the gate is never one
-// of them; numbering nodes 8*ALAP, a Send and its truncation between
-// 8*ALAP(src)+1 and +2, a Recv 8*need-2 and its expansion 8*need-1, every
+// of them; numbering nodes 8*ALAP, a Send 8*ALAP(src)+2 and its truncation
+// or control dummy +1, a Recv 8*need-2 and its expansion 8*need-1, every
 // edge of the partitioned graphs, Send->Recv and the gates' control edges
 // included, goes to a strictly larger number. So the union of the
 // partitions stays acyclic, and since a Send never blocks (the rendezvous
