@@ -36,6 +36,7 @@ class Rendezvous;
 struct NodeExecStats {
   int node_id = -1;
   std::string node_name;
+  std::string device;    // where it ran; set by the partition that ran it
   int64_t start_ns = 0;  // since the step started
   int64_t end_ns = 0;
 };

@@ -10,7 +10,10 @@
 #include <map>
 
 #include "actors/messages.h"
+#include "graph/cse.h"
 #include "graph/subgraph.h"
+#include "placement/partitioner.h"
+#include "placement/placer.h"
 
 namespace tact {
 namespace {
@@ -19,7 +22,7 @@ namespace {
 // bounds how long a lost answer can hold the Runs queued behind it.
 constexpr auto kRegisterTimeout = std::chrono::seconds(60);
 
-struct Partition {
+struct RegisteredPartition {
   std::string handle;
   caf::actor actor;                 // set once its device actor has answered
   std::vector<std::string> feeds;   // "node:port" this partition receives from the client
@@ -27,14 +30,14 @@ struct Partition {
 
 struct Signature {
   int unregistered = 0;              // partitions whose device actor has not answered
-  std::vector<Partition> partitions;
+  std::vector<RegisteredPartition> partitions;
   std::vector<std::pair<std::string, DataType>> feed_types;  // feed name -> expected dtype
   std::vector<std::shared_ptr<RunCall>> waiting;  // Runs queued behind the registration
 };
 
 struct PendingStep {
   std::shared_ptr<RunCall> call;
-  std::vector<Partition> partitions;
+  std::vector<RegisteredPartition> partitions;
   int outstanding = 0;  // partitions yet to answer
   Status status;        // the first error
   std::map<std::string, Tensor> fetched;  // by "node:port"
@@ -112,7 +115,7 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) 
   const int64_t step_id = st.next_step++;
   std::map<std::string, const Tensor*> feeds;
   for (const auto& [name, t] : call->feeds) feeds[Normalized(name)] = &t;
-  for (const Partition& p : sig.partitions) {
+  for (const RegisteredPartition& p : sig.partitions) {
     WireRunStep run;
     run.step_id = step_id;
     run.handle = p.handle;
@@ -134,7 +137,7 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) 
 void AbortStep(Self* self, int64_t step_id, const Status& status) {
   auto it = self->state.pending.find(step_id);
   if (it == self->state.pending.end()) return;
-  for (const Partition& p : it->second.partitions) self->send(p.actor, WireAbortStep{step_id, status});
+  for (const RegisteredPartition& p : it->second.partitions) self->send(p.actor, WireAbortStep{step_id, status});
 }
 
 void FinishStep(Self* self, WireStepDone& done) {
@@ -175,13 +178,37 @@ struct PartitionPlan {
   GraphDef graph;
 };
 
-// Prunes the graph for `spec` and splits it by device. Until placement
-// arrives, every node runs on the first device.
+// Paper 3.2 for one Run: prune to what the fetches and targets need, merge
+// common subexpressions (5.1), place every node, and split the graph by
+// device with a Send/Recv pair on each edge that crosses.
 StatusOr<std::vector<PartitionPlan>> PlanPartitions(const MasterState& st, SubgraphSpec spec) {
-  spec.device = st.options.devices[0].name;
-  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> sub, BuildSubgraph(*st.graph, spec));
+  const MasterOptions& o = st.options;
+  // The client's feeds and fetches enter and leave on the first device.
+  spec.device = o.devices[0].name;
+  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, BuildSubgraph(*st.graph, spec));
+  for (Node* n : graph->nodes()) {
+    bool client = false;
+    if (GetAttr(n->attrs(), "client_terminated", &client).ok() && client) {
+      n->set_assigned_device(spec.device);
+    }
+  }
+  EliminateCommonSubexpressions(graph.get());
+  std::vector<std::string> names;
+  PartitionOptions partition;
+  for (const DeviceEndpoint& d : o.devices) {
+    names.push_back(d.name);
+    partition.incarnations[d.name] = o.incarnation;
+  }
+  PlacerOptions placer;
+  placer.allow_soft_placement = o.allow_soft_placement;
+  TACT_RETURN_IF_ERROR(Place(graph.get(), names, placer).status());
+  partition.schedule_recvs = o.schedule_recvs;
+  partition.lossy_float_transfer = o.lossy_float_transfer;
+  TACT_ASSIGN_OR_RETURN(PartitionResult parts, Partition(*graph, partition));
   std::vector<PartitionPlan> plans;
-  plans.push_back(PartitionPlan{spec.device, sub->ToGraphDef()});
+  for (auto& [device, def] : parts.partitions) {
+    if (!def.nodes.empty()) plans.push_back(PartitionPlan{device, std::move(def)});
+  }
   return plans;
 }
 
@@ -234,7 +261,7 @@ Status Register(Self* self, const std::string& key, const RunCall& call) {
     reg.feeds = ClientTensors(reg.graph, "_Recv");
     reg.fetches = ClientTensors(reg.graph, "_Send");
     reg.partitions_in_task = per_task[TaskOf(reg.device)];
-    sig.partitions.push_back(Partition{reg.handle, caf::actor(), reg.feeds});
+    sig.partitions.push_back(RegisteredPartition{reg.handle, caf::actor(), reg.feeds});
     self->request(DeviceActor(st, reg.device), kRegisterTimeout, std::move(reg))
         .then(
             [self, key, i](caf::actor partition) {

@@ -84,10 +84,14 @@ struct DeviceEndpoint {
 };
 
 struct MasterOptions {
-  std::vector<DeviceEndpoint> devices;  // every node runs on the first (until placement)
+  std::vector<DeviceEndpoint> devices;  // feeds and fetches enter and leave on the first
   std::string container;                // of Variables that name none
   uint64_t incarnation = 1;
   int64_t operation_timeout_ms = 0;     // a step running longer is aborted; 0: never
+  // SessionOptions' placement and partitioning switches.
+  bool allow_soft_placement = false;
+  bool schedule_recvs = false;
+  bool lossy_float_transfer = false;
 };
 
 // The master actor of a session: keeps the graph, prunes and registers one

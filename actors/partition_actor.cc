@@ -58,7 +58,10 @@ WireStepDone Finish(const WireRegisterPartition& reg, const std::string& device,
     }
   }
   done.status = std::move(status);
-  if (stats != nullptr) done.stats = stats->nodes();
+  if (stats != nullptr) {
+    done.stats = stats->nodes();
+    for (NodeExecStats& n : done.stats) n.device = device;
+  }
   return done;
 }
 

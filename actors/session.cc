@@ -70,6 +70,9 @@ class LocalSession final : public Session {
     master.container = container_;
     master.incarnation = kIncarnation;
     master.operation_timeout_ms = options.operation_timeout_ms;
+    master.allow_soft_placement = options.allow_soft_placement;
+    master.schedule_recvs = options.schedule_recvs;
+    master.lossy_float_transfer = options.lossy_float_transfer;
     master_ = SpawnMaster(*system_, std::move(master));
   }
 

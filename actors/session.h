@@ -27,7 +27,8 @@ namespace tact {
 
 struct SessionOptions {
   // Devices of this process by type ({"CPU": 4} makes four CPU devices).
-  // Until placement arrives every node runs on the first one.
+  // The placer spreads each Run's nodes over them (paper 3.2); feeds enter
+  // and fetches leave on the first.
   std::map<std::string, int> device_count = {{"CPU", 1}};
   int intra_op_threads = 2;  // threads of each device's pools
   // Container for Variables that name none; empty gives the session a
@@ -37,6 +38,15 @@ struct SessionOptions {
   // with DeadlineExceeded (TensorFlow's operation_timeout_in_ms); kernels
   // already running finish first. 0: no limit.
   int64_t operation_timeout_ms = 0;
+  // A node whose requested device no device can meet is placed as if it
+  // had requested none (TensorFlow's allow_soft_placement); kernels still
+  // decide.
+  bool allow_soft_placement = false;
+  // Paper 5.2: delay each Recv until shortly before its consumers need it,
+  // so received tensors do not sit in memory for the whole step.
+  bool schedule_recvs = false;
+  // Paper 5.5: float32 crossing devices travels as its upper 16 bits.
+  bool lossy_float_transfer = false;
 };
 
 // What a Run reports besides its fetches.

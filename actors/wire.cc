@@ -134,6 +134,7 @@ StatusOr<std::string> Encode(const WireStepDone& m) {
     auto stats = out.initStats(static_cast<unsigned>(m.stats.size()));
     for (size_t i = 0; i < m.stats.size(); ++i) {
       stats[i].setNode(m.stats[i].node_name);
+      stats[i].setDevice(m.stats[i].device);
       stats[i].setStartNs(m.stats[i].start_ns);
       stats[i].setEndNs(m.stats[i].end_ns);
     }
@@ -150,6 +151,7 @@ Status Decode(std::string_view bytes, WireStepDone* m) {
     for (auto s : in.getStats()) {
       NodeExecStats n;
       n.node_name = s.getNode();
+      n.device = s.getDevice();
       n.start_ns = s.getStartNs();
       n.end_ns = s.getEndNs();
       m->stats.push_back(std::move(n));

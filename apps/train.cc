@@ -83,7 +83,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--batch", o.batch, "images per step");
   cmd->add_option("--lr", o.learning_rate, "Adam's learning rate");
   cmd->add_option("--seed", o.seed, "initial values, shuffling and dropout");
-  cmd->add_option("--threads", o.intra_op_threads, "threads of the device's compute pool");
+  cmd->add_option("--threads", o.intra_op_threads, "threads of each device's compute pool");
+  cmd->add_option("--devices", o.devices, "CPU devices to place the graph on");
   cmd->add_option("--max-steps", o.max_steps, "stop after this many steps (0: all)");
   cmd->add_option("--train-limit", o.train_limit, "use only the first N training images");
   cmd->add_option("--test-limit", o.test_limit, "use only the first N test images");

@@ -148,6 +148,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
 
   SessionOptions so;
   so.intra_op_threads = opt.intra_op_threads;
+  so.device_count = {{"CPU", opt.devices}};
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Create(so));
   TACT_RETURN_IF_ERROR(session->Extend(g.def));
   TACT_RETURN_IF_ERROR(session->Run({}, {}, {g.init_op}).status());

@@ -46,6 +46,8 @@ struct TrainOptions {
   // before any variable changes.
   bool check_numerics = false;
   int intra_op_threads = 2;
+  // CPU devices of the session; the placer spreads the graph over them.
+  int devices = 1;
   std::function<void(const TrainProgress&)> on_step;
   // After each epoch's evaluation.
   std::function<void(int epoch, double test_accuracy)> on_epoch;

@@ -43,6 +43,7 @@ struct NodeStats {
   node @0 :Text;
   startNs @1 :Int64;
   endNs @2 :Int64;
+  device @3 :Text;
 }
 
 # Partition -> master: the step finished (or failed).

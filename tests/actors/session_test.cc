@@ -142,8 +142,8 @@ TEST(SessionTest, EveryErrorLeavesTheSessionUsable) {
        "feed 'x' is int32 but the graph expects float"},
       {{{"x", Tensor::FromVector<float>({1, 2, 3}, {1, 3})}}, {"y"}, {}, Code::kInvalidArgument,
        "feed 'x' has shape [1,3] but placeholder 'x' has shape [?,2]"},
-      {{{"x", good}}, {"nokernel"}, {}, Code::kNotFound,
-       "node 'nokernel' (op 'SessionTestNoKernel'): no kernel registered for device CPU"},
+      {{{"x", good}}, {"nokernel"}, {}, Code::kInvalidArgument,
+       "no CPU kernel for 'nokernel' (SessionTestNoKernel)"},
       {{{"x", good}}, {"bad_matmul"}, {}, Code::kInvalidArgument, "node 'Reshape' (op 'Reshape')"},
       {{}, {"y"}, {}, Code::kInvalidArgument, "node 'x' (op 'Placeholder'): a value must be fed"},
   };

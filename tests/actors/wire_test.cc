@@ -51,6 +51,7 @@ TEST(WireTest, EveryMessageRoundTrips) {
   WireStepDone done{17, "p1", errors::Aborted("node 'x' (op 'Y'): gone"), SomeTensors(), {}};
   NodeExecStats st;
   st.node_name = "relu";
+  st.device = "/job:w/replica:0/task:1/device:CPU:2";
   st.start_ns = 5;
   st.end_ns = 9;
   done.stats.push_back(st);
@@ -61,6 +62,7 @@ TEST(WireTest, EveryMessageRoundTrips) {
   ASSERT_EQ(done2.stats.size(), 1u);
   EXPECT_EQ(done2.stats[0].node_name, "relu");
   EXPECT_EQ(done2.stats[0].end_ns, 9);
+  EXPECT_EQ(done2.stats[0].device, st.device);
 
   WireRendezvousTensor rt{3, "a;0;b;t", Tensor::FromVector<double>({1e300, -0.0})};
   WireRendezvousTensor rt2;
