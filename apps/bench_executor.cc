@@ -1,7 +1,8 @@
 // `tact bench executor --nodes N [--reps R] [--json]`: what the runtime
 // costs per node and per Run, all through Session::Run:
 //   ns_per_node_chain  a chain of N scalar Adds (no parallelism to find)
-//   ns_per_node_wide   N independent scalar Adds joined by AddN trees
+//   ns_per_node_wide   N independent scalar Adds (each with a Const of its
+//                      own) joined by AddN trees
 //   run_overhead_us    one Run of a graph of one node
 // Each figure is the median of R timed Runs after warm-up, less nothing:
 // the chain and wide figures include the Run overhead, spread over N.
@@ -55,9 +56,13 @@ StatusOr<ExecutorBenchResult> BenchExecutor(int nodes, int reps) {
   }
   {
     Scope s = Scope::NewRootScope();
+    // Each Add has a constant of its own: N Adds of the same inputs would
+    // be one node after common subexpression elimination.
     Output one = Const(s, Tensor::Scalar<float>(1));
     std::vector<Output> layer;
-    for (int i = 0; i < nodes; ++i) layer.push_back(Add(s, one, one));
+    for (int i = 0; i < nodes; ++i) {
+      layer.push_back(Add(s, one, Const(s, Tensor::Scalar<float>(static_cast<float>(i)))));
+    }
     while (layer.size() > 1) {  // AddN trees of fan-in 8
       std::vector<Output> next;
       for (size_t i = 0; i < layer.size(); i += 8) {
