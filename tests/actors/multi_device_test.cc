@@ -136,6 +136,22 @@ TEST(MultiDeviceTest, AnImpossibleConstraintNamesTheNodeAndTheDevicesThatExist) 
   EXPECT_EQ((*ok)[0].data<float>()[0], -2.0f);
 }
 
+// Inside one process a tensor crosses devices by reference: fed on CPU:0,
+// passed through an Identity on CPU:1 and fetched back on CPU:0, it is
+// still the fed buffer.
+TEST(MultiDeviceTest, CrossingDevicesInOneProcessCopiesNoBytes) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  Identity(s.WithDevice("/device:CPU:1").WithOpName("there"), x);
+  auto session = NewSession(*s.ToGraphDef(), 2);
+  const Tensor big = Iota({1 << 20}, 1.0f);
+  RunMetadata md;
+  auto out = session->Run({{"x", big}}, {"there"}, {}, &md);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(DevicesUsed(md).count(Cpu(1)));
+  EXPECT_EQ((*out)[0].raw_data(), big.raw_data());
+}
+
 // Paper 5.5: with lossy transfer, a float32 crossing devices keeps only
 // its upper 16 bits.
 TEST(MultiDeviceTest, LossyTransferKeepsTheUpperSixteenBitsAcrossDevices) {
