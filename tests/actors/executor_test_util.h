@@ -31,6 +31,21 @@ inline void Fetch(const Scope& s, Output x, const std::string& name) {
       .Attr("recv_device", "client").Finalize();
 }
 
+// A _Recv on `recv_device` of a float that no device ever sends: a step
+// that reaches it waits until the step is aborted.
+inline NodeDef RecvNobodySends(const std::string& name, const std::string& recv_device) {
+  NodeDef n;
+  n.name = name;
+  n.op = "_Recv";
+  n.attrs["tensor_type"] = AttrValue::Type(DT_FLOAT);
+  n.attrs["tensor_name"] = AttrValue::String("elsewhere:0");
+  n.attrs["send_device"] = AttrValue::String("/job:localhost/replica:0/task:0/device:CPU:9");
+  n.attrs["send_device_incarnation"] = AttrValue::Int(1);
+  n.attrs["recv_device"] = AttrValue::String(recv_device);
+  n.attrs["client_terminated"] = AttrValue::Bool(false);
+  return n;
+}
+
 inline std::unique_ptr<Executor> MakeExecutor(const Scope& s, Device* device) {
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   auto ex = Executor::Create(s.shared_graph(), device);

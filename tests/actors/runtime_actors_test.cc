@@ -9,6 +9,7 @@
 #include "actors/actor_scheduler.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
+#include "tests/actors/executor_test_util.h"
 #include "devices/device_factory.h"
 #include "graph/ops/all_ops.h"
 #include "graph/subgraph.h"
@@ -17,21 +18,6 @@ namespace tact {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A _Recv from another device, which no one in these tests sends: a step
-// that reaches it waits until it is aborted.
-NodeDef RecvFromNowhere(const std::string& name, const std::string& device) {
-  NodeDef n;
-  n.name = name;
-  n.op = "_Recv";
-  n.attrs["tensor_type"] = AttrValue::Type(DT_FLOAT);
-  n.attrs["tensor_name"] = AttrValue::String("elsewhere:0");
-  n.attrs["send_device"] = AttrValue::String("/job:localhost/replica:0/task:0/device:CPU:9");
-  n.attrs["send_device_incarnation"] = AttrValue::Int(1);
-  n.attrs["recv_device"] = AttrValue::String(device);
-  n.attrs["client_terminated"] = AttrValue::Bool(false);
-  return n;
-}
 
 class RuntimeActorsTest : public ::testing::Test {
  protected:
@@ -280,7 +266,7 @@ TEST_F(RuntimeActorsTest, AbortStepFailsAWaitingRecvWithTheAbortStatus) {
   WireRegisterPartition reg;
   reg.handle = "waits";
   reg.device = device_name();
-  reg.graph.nodes.push_back(RecvFromNowhere("r", device_name()));
+  reg.graph.nodes.push_back(test::RecvNobodySends("r", device_name()));
   NodeDef neg;
   neg.name = "after";
   neg.op = "Neg";

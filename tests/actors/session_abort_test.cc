@@ -7,6 +7,7 @@
 
 #include "actors/session.h"
 #include "graph/ops/all_ops.h"
+#include "tests/actors/executor_test_util.h"
 
 namespace tact {
 namespace {
@@ -21,15 +22,7 @@ GraphDef StuckAndQuick() {
   Scope s = Scope::NewRootScope();
   Mul(s.WithOpName("x2"), Placeholder(s.WithOpName("x"), DT_FLOAT), 2.0f);
   GraphDef def = *s.ToGraphDef();
-  NodeDef r;
-  r.name = "never";
-  r.op = "_Recv";
-  r.attrs["tensor_type"] = AttrValue::Type(DT_FLOAT);
-  r.attrs["tensor_name"] = AttrValue::String("elsewhere:0");
-  r.attrs["send_device"] = AttrValue::String("/job:localhost/replica:0/task:0/device:CPU:9");
-  r.attrs["send_device_incarnation"] = AttrValue::Int(1);
-  r.attrs["recv_device"] = AttrValue::String(kDevice);
-  r.attrs["client_terminated"] = AttrValue::Bool(false);
+  NodeDef r = test::RecvNobodySends("never", kDevice);
   NodeDef neg;
   neg.name = "stuck";
   neg.op = "Neg";
