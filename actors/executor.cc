@@ -173,7 +173,7 @@ class ExecutorState {
   }
   void Fail(const Status& s);
   void Finish();
-  void RecordStats(int id, int64_t start);
+  void RecordStats(int id, int64_t start, OpKernelContext* ctx);
 
   const ExecutorImpl* impl_;
   Executor::Args args_;
@@ -260,7 +260,7 @@ bool ExecutorState::RunKernel(int id, std::vector<int>* newly_ready) {
     ctx.CtxFailure(errors::Internal("kernel threw: ", e.what()));
   }
   ReleaseInputs(id);
-  if (args_.stats) RecordStats(id, start);
+  if (args_.stats) RecordStats(id, start, &ctx);
   if (!ctx.status().ok()) {
     Fail(ctx.status());
     return false;
@@ -281,7 +281,7 @@ void ExecutorState::StartAsync(int id, ReadyQueue* ready) {
 void ExecutorState::FinishAsync(AsyncCall* call, ReadyQueue* ready) {
   const int id = call->id;
   ReleaseInputs(id);
-  if (args_.stats) RecordStats(id, call->start);
+  if (args_.stats) RecordStats(id, call->start, &call->ctx);
   std::vector<int> newly_ready;
   if (!call->ctx.status().ok()) {
     Fail(call->ctx.status());
@@ -372,12 +372,16 @@ void ExecutorState::Finish() {
   done(s);
 }
 
-void ExecutorState::RecordStats(int id, int64_t start) {
+void ExecutorState::RecordStats(int id, int64_t start, OpKernelContext* ctx) {
   NodeExecStats s;
   s.node_id = id;
   s.node_name = impl_->items_[id].kernel->name();
   s.start_ns = start - start_ns_;
   s.end_ns = NowNs() - start_ns_;
+  for (int i = 0; i < ctx->num_outputs(); ++i) {
+    const Tensor& t = ctx->outputs()[i];
+    s.output_bytes.push_back(t.IsInitialized() ? static_cast<int64_t>(t.TotalBytes()) : -1);
+  }
   args_.stats->Add(std::move(s));
 }
 

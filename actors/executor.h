@@ -39,6 +39,7 @@ struct NodeExecStats {
   std::string device;    // where it ran; set by the partition that ran it
   int64_t start_ns = 0;  // since the step started
   int64_t end_ns = 0;
+  std::vector<int64_t> output_bytes;  // per output; -1 for one not produced
 };
 
 // What ran in a step. Filled only when Args::stats is set, since the clock

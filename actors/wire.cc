@@ -135,6 +135,9 @@ StatusOr<std::string> Encode(const WireStepDone& m) {
     for (size_t i = 0; i < m.stats.size(); ++i) {
       stats[i].setNode(m.stats[i].node_name);
       stats[i].setDevice(m.stats[i].device);
+      const std::vector<int64_t>& bytes = m.stats[i].output_bytes;
+      auto out_bytes = stats[i].initOutputBytes(static_cast<unsigned>(bytes.size()));
+      for (size_t b = 0; b < bytes.size(); ++b) out_bytes.set(static_cast<unsigned>(b), bytes[b]);
       stats[i].setStartNs(m.stats[i].start_ns);
       stats[i].setEndNs(m.stats[i].end_ns);
     }
@@ -152,6 +155,7 @@ Status Decode(std::string_view bytes, WireStepDone* m) {
       NodeExecStats n;
       n.node_name = s.getNode();
       n.device = s.getDevice();
+      for (int64_t b : s.getOutputBytes()) n.output_bytes.push_back(b);
       n.start_ns = s.getStartNs();
       n.end_ns = s.getEndNs();
       m->stats.push_back(std::move(n));

@@ -44,6 +44,7 @@ struct NodeStats {
   startNs @1 :Int64;
   endNs @2 :Int64;
   device @3 :Text;
+  outputBytes @4 :List(Int64);  # per output; -1 for one not produced
 }
 
 # Partition -> master: the step finished (or failed).

@@ -53,6 +53,7 @@ TEST(WireTest, EveryMessageRoundTrips) {
   st.node_name = "relu";
   st.device = "/job:w/replica:0/task:1/device:CPU:2";
   st.start_ns = 5;
+  st.output_bytes = {16, -1};
   st.end_ns = 9;
   done.stats.push_back(st);
   WireStepDone done2;
@@ -63,6 +64,7 @@ TEST(WireTest, EveryMessageRoundTrips) {
   EXPECT_EQ(done2.stats[0].node_name, "relu");
   EXPECT_EQ(done2.stats[0].end_ns, 9);
   EXPECT_EQ(done2.stats[0].device, st.device);
+  EXPECT_EQ(done2.stats[0].output_bytes, st.output_bytes);
 
   WireRendezvousTensor rt{3, "a;0;b;t", Tensor::FromVector<double>({1e300, -0.0})};
   WireRendezvousTensor rt2;
