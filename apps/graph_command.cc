@@ -62,7 +62,8 @@ StatusOr<GraphPlan> PlanModelGraph(const GraphOptions& o) {
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, BuildSubgraph(*full, spec));
   // A GraphDef carries no shapes; without them the cost model would see
   // every tensor as one element and the bytes and makespan would mean
-  // nothing. (The master does not infer them yet: see docs/performance.md.)
+  // nothing. (The master does not infer them yet, so its placements are
+  // chosen on unknown shapes.)
   TACT_RETURN_IF_ERROR(InferShapes(graph.get()));
   for (Node* n : graph->nodes()) {
     bool client = false;
