@@ -59,6 +59,9 @@ struct PlaceBenchResult {
   int devices = 0;
   double place_ms = 0;      // median wall time of the timed Place() calls
   double place_cpu_ms = 0;  // median CPU time of the same calls
+  double partition_ms = 0;      // median wall time of Partition() of each placement
+  double partition_cpu_ms = 0;  // median CPU time of the same calls
+  int send_recv_pairs = 0;
   double makespan_seconds = 0;
   int64_t bytes_across_devices = 0;
 };
@@ -69,7 +72,8 @@ struct PlaceBenchResult {
 Status BuildInceptionLikeTrainingGraph(const Scope& s, int blocks);
 
 // Builds the graph with about `nodes` nodes and times Place() on `devices`
-// CPUs `reps` times (the assignment cleared between runs).
+// CPUs, then Partition() of that placement, `reps` times (the assignment
+// cleared between runs).
 StatusOr<PlaceBenchResult> BenchPlace(int nodes, int devices, int reps);
 
 // `tact bench train --model {mlp,cnn} [--steps N]`: images/s beside PyTorch.

@@ -17,6 +17,8 @@ void AddExampleCommand(CLI::App& app, std::function<int()>& run);
 void AddRunCommand(CLI::App& app, std::function<int()>& run);
 // `tact train --model {mlp,cnn} ...`
 void AddTrainCommand(CLI::App& app, std::function<int()>& run);
+// `tact graph --model {mlp,cnn} [--train] --devices N --dot out.dot`
+void AddGraphCommand(CLI::App& app, std::function<int()>& run);
 // `tact bench matmul ...`
 void AddBenchCommand(CLI::App& app, std::function<int()>& run);
 

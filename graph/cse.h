@@ -40,7 +40,7 @@
 namespace tact {
 
 // Merges equivalent nodes in place and returns how many were removed.
-// Graph::TopologicalOrder (n log n), then a hash per node and expected O(1)
+// Graph::TopologicalOrder (linear on builder graphs), then a hash per node and expected O(1)
 // lookups. A graph with a cycle (Graph::TopologicalOrder fails) is left
 // unchanged and 0 returned: it is invalid anyway, and Validate names the
 // cycle. Not thread-safe: the caller owns the graph exclusively.

@@ -190,24 +190,41 @@ Status Graph::Validate() const {
 }
 
 StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
-  std::vector<int> pending(nodes_.size(), 0);
-  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  // Kahn's algorithm, lowest ready id first, in linear time when edges go
+  // from lower to higher ids (as the builder and FromGraphDef of a sorted
+  // GraphDef make them): a cursor walks the ids upwards and takes each node
+  // that is ready when it gets there; only a node that becomes ready behind
+  // the cursor (an edge to a lower id) waits in a min-heap, and that heap,
+  // always below the cursor, goes first. A priority queue over every node
+  // cost a fifth of the placer's time on 36,000 nodes.
+  const int n_ids = static_cast<int>(nodes_.size());
+  std::vector<int> pending(n_ids, 0);
   for (const auto& n : nodes_) {
     if (!n) continue;
     for (const Edge* e : n->in_edges_) {
       if (!e->src->op_def().allows_cycles) ++pending[n->id_];
     }
-    if (pending[n->id_] == 0) ready.push(n->id_);
   }
+  std::priority_queue<int, std::vector<int>, std::greater<int>> behind;
   std::vector<Node*> order;
   order.reserve(num_live_nodes_);
-  while (!ready.empty()) {
-    Node* n = nodes_[ready.top()].get();
-    ready.pop();
+  int cursor = 0;
+  while (true) {
+    int id = -1;
+    if (!behind.empty()) {
+      id = behind.top();
+      behind.pop();
+    } else {
+      while (cursor < n_ids && (!nodes_[cursor] || pending[cursor] != 0)) ++cursor;
+      if (cursor == n_ids) break;
+      id = cursor++;
+    }
+    Node* n = nodes_[id].get();
     order.push_back(n);
     if (n->op_def().allows_cycles) continue;  // its out-edges were never counted
     for (const Edge* e : n->out_edges_) {
-      if (--pending[e->dst->id_] == 0) ready.push(e->dst->id_);
+      const int dst = e->dst->id_;
+      if (--pending[dst] == 0 && dst < cursor) behind.push(dst);
     }
   }
   if (static_cast<int>(order.size()) != num_live_nodes_) {

@@ -104,8 +104,13 @@ Status Partitioner::AssignDeviceIndices() {
                                      "has no assigned device; place the graph before "
                                      "partitioning it");
     }
-    auto [it, added] = index.emplace(n->assigned_device(), static_cast<int>(devices_.size()));
-    if (added) devices_.push_back(n->assigned_device());
+    // A lookup before any insert: emplace would build (allocate) a map node
+    // for every one of the graph's nodes, to throw all but a few away.
+    auto it = index.find(n->assigned_device());
+    if (it == index.end()) {
+      it = index.emplace(n->assigned_device(), static_cast<int>(devices_.size())).first;
+      devices_.push_back(n->assigned_device());
+    }
     device_of_[id] = it->second;
     names_may_collide_ = names_may_collide_ || n->name().find("/_") != std::string::npos;
   }
@@ -288,6 +293,7 @@ StatusOr<PartitionResult> Partitioner::Run() {
     nd.op = n->op();
     nd.device = devices_[d];
     nd.attrs = n->attrs();
+    nd.inputs.reserve(n->in_edges().size());
     nd.inputs.resize(n->num_inputs());
     std::vector<std::string> control;
     for (const Edge* e : n->in_edges()) {

@@ -1,0 +1,36 @@
+// The training graph of a model of apps/models.h, as `tact train` runs it
+// and `tact graph` draws it: the forward network, its loss and accuracy,
+// the gradients (a graph rewrite, paper 4.1) and Adam over the variables.
+//
+//   TrainOptions opt;
+//   opt.model = "cnn";
+//   StatusOr<TrainGraph> g = BuildTrainGraph(opt);
+//   // session->Extend(g->def); Run({images, labels, training}, {loss}, {train_op})
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "apps/trainer.h"
+#include "graph/graph_def.h"
+#include "graph/nn/variables.h"
+
+namespace tact::apps {
+
+// The nodes a training run feeds, fetches and targets.
+struct TrainGraph {
+  GraphDef def;
+  std::string images, labels, training;  // placeholders ("name:0")
+  std::string loss, correct;             // mean loss; number of right predictions
+  std::string train_op, init_op;
+  std::vector<std::pair<VariableInfo, std::string>> variables;  // with their value's "name:0"
+  int64_t parameters = 0;
+};
+
+// Reads opt.model (an unknown one is InvalidArgument), seed, learning_rate
+// and check_numerics.
+StatusOr<TrainGraph> BuildTrainGraph(const TrainOptions& opt);
+
+}  // namespace tact::apps
