@@ -10,10 +10,8 @@
 #include <map>
 
 #include "actors/messages.h"
-#include "graph/cse.h"
 #include "graph/subgraph.h"
-#include "placement/partitioner.h"
-#include "placement/placer.h"
+#include "placement/plan.h"
 
 namespace tact {
 namespace {
@@ -178,35 +176,19 @@ struct PartitionPlan {
   GraphDef graph;
 };
 
-// Paper 3.2 for one Run: prune to what the fetches and targets need, merge
-// common subexpressions (5.1), place every node, and split the graph by
-// device with a Send/Recv pair on each edge that crosses.
 StatusOr<std::vector<PartitionPlan>> PlanPartitions(const MasterState& st, SubgraphSpec spec) {
   const MasterOptions& o = st.options;
-  // The client's feeds and fetches enter and leave on the first device.
-  spec.device = o.devices[0].name;
-  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, BuildSubgraph(*st.graph, spec));
-  for (Node* n : graph->nodes()) {
-    bool client = false;
-    if (GetAttr(n->attrs(), "client_terminated", &client).ok() && client) {
-      n->set_assigned_device(spec.device);
-    }
-  }
-  EliminateCommonSubexpressions(graph.get());
-  std::vector<std::string> names;
-  PartitionOptions partition;
+  PlanOptions plan;
   for (const DeviceEndpoint& d : o.devices) {
-    names.push_back(d.name);
-    partition.incarnations[d.name] = o.incarnation;
+    plan.devices.push_back(d.name);
+    plan.partition.incarnations[d.name] = o.incarnation;
   }
-  PlacerOptions placer;
-  placer.allow_soft_placement = o.allow_soft_placement;
-  TACT_RETURN_IF_ERROR(Place(graph.get(), names, placer).status());
-  partition.schedule_recvs = o.schedule_recvs;
-  partition.lossy_float_transfer = o.lossy_float_transfer;
-  TACT_ASSIGN_OR_RETURN(PartitionResult parts, Partition(*graph, partition));
+  plan.placer.allow_soft_placement = o.allow_soft_placement;
+  plan.partition.schedule_recvs = o.schedule_recvs;
+  plan.partition.lossy_float_transfer = o.lossy_float_transfer;
+  TACT_ASSIGN_OR_RETURN(RunPlan run, PlanRun(*st.graph, std::move(spec), plan));
   std::vector<PartitionPlan> plans;
-  for (auto& [device, def] : parts.partitions) {
+  for (auto& [device, def] : run.partitions.partitions) {
     if (!def.nodes.empty()) plans.push_back(PartitionPlan{device, std::move(def)});
   }
   return plans;

@@ -1,8 +1,6 @@
 // `tact graph --model {mlp,cnn} [--train] --devices N [--dot out.dot] [--json]`:
 // the model's graph placed and partitioned over N CPU devices by the
-// master's pipeline (actors/master.cc, PlanPartitions: prune to what the
-// Run needs, client feeds and fetches on the first device, CSE, Place,
-// Partition), drawn as GraphViz DOT (graph_dot.h), with the placement
+// master's pipeline (placement/plan.h), drawn as GraphViz DOT (graph_dot.h), with the placement
 // summary. Forward only, the Run is an evaluation (fetch the loss and the
 // number of right predictions); with --train it is a training step (fetch
 // the loss, target Adam's update).
@@ -14,11 +12,7 @@
 #include "apps/commands.h"
 #include "apps/graph_dot.h"
 #include "apps/train_graph.h"
-#include "graph/cse.h"
-#include "graph/shape_refiner.h"
-#include "graph/subgraph.h"
-#include "placement/partitioner.h"
-#include "placement/placer.h"
+#include "placement/plan.h"
 
 namespace tact::apps {
 namespace {
@@ -33,11 +27,7 @@ struct GraphOptions {
 
 struct GraphPlan {
   std::vector<std::string> devices;
-  int nodes = 0;  // after pruning and CSE, before Send/Recv
-  int edges = 0;
-  int cse_removed = 0;
-  PlacementReport placement;
-  PartitionResult partitions;
+  RunPlan run;
 };
 
 StatusOr<GraphPlan> PlanModelGraph(const GraphOptions& o) {
@@ -45,10 +35,10 @@ StatusOr<GraphPlan> PlanModelGraph(const GraphOptions& o) {
   train.model = o.model;
   TACT_ASSIGN_OR_RETURN(TrainGraph tg, BuildTrainGraph(train));
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> full, Graph::FromGraphDef(tg.def));
-
   GraphPlan plan;
+  PlanOptions options;
   for (int d = 0; d < o.devices; ++d) {
-    plan.devices.push_back("/job:localhost/replica:0/task:0/device:CPU:" + std::to_string(d));
+    options.devices.push_back("/job:localhost/replica:0/task:0/device:CPU:" + std::to_string(d));
   }
   SubgraphSpec spec;
   spec.feeds = {tg.images, tg.labels, tg.training};
@@ -58,24 +48,8 @@ StatusOr<GraphPlan> PlanModelGraph(const GraphOptions& o) {
   } else {
     spec.fetches.push_back(tg.correct);
   }
-  spec.device = plan.devices[0];
-  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, BuildSubgraph(*full, spec));
-  // A GraphDef carries no shapes; without them the cost model would see
-  // every tensor as one element and the bytes and makespan would mean
-  // nothing. (The master does not infer them yet, so its placements are
-  // chosen on unknown shapes.)
-  TACT_RETURN_IF_ERROR(InferShapes(graph.get()));
-  for (Node* n : graph->nodes()) {
-    bool client = false;
-    if (GetAttr(n->attrs(), "client_terminated", &client).ok() && client) {
-      n->set_assigned_device(spec.device);
-    }
-  }
-  plan.cse_removed = EliminateCommonSubexpressions(graph.get());
-  plan.nodes = graph->num_nodes();
-  plan.edges = graph->num_edges();
-  TACT_ASSIGN_OR_RETURN(plan.placement, Place(graph.get(), plan.devices));
-  TACT_ASSIGN_OR_RETURN(plan.partitions, Partition(*graph, PartitionOptions()));
+  TACT_ASSIGN_OR_RETURN(plan.run, PlanRun(*full, spec, options));
+  plan.devices = options.devices;
   return plan;
 }
 
@@ -101,19 +75,19 @@ int RunGraph(const GraphOptions& o) {
   StatusOr<GraphPlan> plan = PlanModelGraph(o);
   if (!plan.ok()) return fail(plan.status().ToString());
   if (!o.dot.empty()) {
-    Status s = WriteFile(o.dot, PartitionsToDot(plan->partitions, plan->devices));
+    Status s = WriteFile(o.dot, PartitionsToDot(plan->run.partitions, plan->devices));
     if (!s.ok()) return fail(s.ToString());
   }
-  const PlacementReport& r = plan->placement;
-  const PartitionResult& p = plan->partitions;
+  const PlacementReport& r = plan->run.placement;
+  const PartitionResult& p = plan->run.partitions;
   nlohmann::ordered_json per_device = nlohmann::ordered_json::object();
   for (const std::string& d : plan->devices) per_device[d] = r.nodes_per_device.at(d);
   const nlohmann::ordered_json line = {{"model", o.model},
                                        {"train", o.train},
                                        {"devices", o.devices},
-                                       {"nodes", plan->nodes},
-                                       {"edges", plan->edges},
-                                       {"cse_removed", plan->cse_removed},
+                                       {"nodes", plan->run.nodes},
+                                       {"edges", plan->run.edges},
+                                       {"cse_removed", plan->run.cse_removed},
                                        {"nodes_per_device", per_device},
                                        {"bytes_across_devices", r.bytes_across_devices},
                                        {"send_recv_pairs", p.send_recv_pairs},
@@ -127,8 +101,8 @@ int RunGraph(const GraphOptions& o) {
   }
   std::printf("%s %s graph: %d nodes, %d edges after pruning and CSE (%d merged), on %d CPU "
               "devices\n",
-              o.model.c_str(), o.train ? "training" : "evaluation", plan->nodes, plan->edges,
-              plan->cse_removed, o.devices);
+              o.model.c_str(), o.train ? "training" : "evaluation", plan->run.nodes, plan->run.edges,
+              plan->run.cse_removed, o.devices);
   for (const std::string& d : plan->devices) {
     std::printf("  %s: %d nodes\n", d.c_str(), r.nodes_per_device.at(d));
   }

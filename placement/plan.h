@@ -1,0 +1,44 @@
+// The graph of one Run, made ready for its devices (paper 3.2 with 4.2 and
+// 5.1): prune to what the fetches and targets need, infer shapes (the cost
+// model reads them), keep the client's feeds and fetches on the first
+// device, merge common subexpressions, place every node, and split the
+// graph by device with a Send/Recv pair on each edge that crosses. The
+// master runs it once per (feeds, fetches, targets); `tact graph` runs it
+// to show what the master would do.
+//
+//   PlanOptions o;
+//   o.devices = {".../device:CPU:0", ".../device:CPU:1"};
+//   StatusOr<RunPlan> plan = PlanRun(*graph, spec, o);
+//   for (auto& [device, def] : plan->partitions.partitions) ...register...
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/subgraph.h"
+#include "placement/partitioner.h"
+#include "placement/placer.h"
+
+namespace tact {
+
+struct PlanOptions {
+  std::vector<std::string> devices;  // full names; feeds and fetches use the first
+  PlacerOptions placer;
+  PartitionOptions partition;
+};
+
+struct RunPlan {
+  int nodes = 0;  // after pruning and CSE, before Send/Recv pairs
+  int edges = 0;
+  int cse_removed = 0;
+  PlacementReport placement;
+  PartitionResult partitions;  // by device; devices given no node have none
+};
+
+// `spec.device` is ignored (the first device is used). Errors name the
+// feed, fetch, target or node at fault: an unknown name, a shape function
+// that fails, a node no device can take. `full` is not changed.
+StatusOr<RunPlan> PlanRun(const Graph& full, SubgraphSpec spec, const PlanOptions& options);
+
+}  // namespace tact
