@@ -5,15 +5,16 @@
 #include <climits>
 
 #include "kernels/cpu/blas_gemm.h"
+#include "kernels/cpu/parallel_gemm.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
 namespace {
 
-// Below this many multiply-adds OpenBLAS runs a product on the calling
-// thread, so small products can run side by side on the device's threads
-// without oversubscribing the machine; larger ones use BLAS's own threads.
+// Up to this many multiply-adds a product is one single-threaded BLAS call
+// and the batch elements run side by side on the device's threads; larger
+// products are each cut into blocks over the threads (ParallelGemm).
 constexpr int64_t kSmallProduct = 1 << 17;
 
 // For each output batch index, the offsets (in matrices) into x and y.
@@ -105,7 +106,10 @@ class BatchMatMulOp : public OpKernel {
     if (m * n * k <= kSmallProduct) {
       ParallelFor(ctx, batches, std::max<int64_t>(m * n * k, 1) * 2, run);
     } else {
-      run(0, batches);
+      for (int64_t b = 0; b < batches; ++b) {
+        ParallelGemm<T>(ctx, adj_x_, adj_y_, m, n, k, T(1), xp + plan.x_index[b] * m * k,
+                        yp + plan.y_index[b] * k * n, T(0), op + b * m * n);
+      }
     }
   }
 

@@ -4,13 +4,16 @@
 //                         col2im adds each patch back onto the input grad.
 //   Conv2DBackpropFilter: filter_grad [KH*KW*Cin, Cout] = sum over chunks of
 //                         im2col(input)^T x out_backprop.
-// Chunks depend only on the geometry, so the filter gradient's summation
-// order (and its bits) do not depend on the thread count.
+// Threads take whole groups of chunks (ForEachConvChunk). The filter
+// gradient sums its chunks into one partial per group, then the partials in
+// group order; groups depend only on the geometry, so the summation order
+// (and the bits) do not depend on the thread count.
 #include <algorithm>
 
 #include "kernels/cpu/blas_gemm.h"
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/parallel_gemm.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -41,25 +44,22 @@ class Conv2DBackpropInputOp : public OpKernel {
     const int64_t k = d.patch_size();
     const int64_t p = d.out_pixels();
     if (d.IsPointwise()) {
-      Gemm<T>(false, true, d.batch * p, k, d.out_depth, T(1), g, f, T(0), dx);
+      ParallelGemm<T>(ctx, false, true, d.batch * p, k, d.out_depth, T(1), g, f, T(0), dx);
       return;
     }
-    std::fill(dx, dx + out->NumElements(), T(0));
-    if (p == 0) return;
-    const int64_t chunk = ImagesPerChunk(d, sizeof(T));
-    Tensor col;
-    OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<T>::value,
-                                           TensorShape({chunk * p, k}), &col));
-    T* c = col.data<T>();
-    const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
-    for (int64_t b0 = 0; b0 < d.batch; b0 += chunk) {
-      const int64_t n = std::min(chunk, d.batch - b0);
-      Gemm<T>(false, true, n * p, k, d.out_depth, T(1), g + b0 * p * d.out_depth, f, T(0), c);
-      // Each image's col2im writes only that image: no two tasks touch the same element.
-      ParallelFor(ctx, n, p * k, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) Col2Im<T>(d, c + i * p * k, dx + (b0 + i) * image_size);
-      });
+    if (p == 0) {
+      std::fill(dx, dx + out->NumElements(), T(0));
+      return;
     }
+    const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
+    const ConvBatchSplit split = SplitConvBatch(d, sizeof(T));
+    OP_REQUIRES_OK(ctx, ForEachConvChunk<T>(ctx, d, split, [&](int64_t, int64_t b0, int64_t n, T* c) {
+      Gemm<T>(false, true, n * p, k, d.out_depth, T(1), g + b0 * p * d.out_depth, f, T(0), c);
+      // A chunk's col2im writes only its own images, which no other chunk touches.
+      T* dxb = dx + b0 * image_size;
+      std::fill(dxb, dxb + n * image_size, T(0));
+      for (int64_t i = 0; i < n; ++i) Col2Im<T>(d, c + i * p * k, dxb + i * image_size);
+    }));
   }
 
  private:
@@ -92,14 +92,36 @@ class Conv2DBackpropFilterOp : public OpKernel {
     const T* in = input.data<T>();
     const T* g = dy.data<T>();
     if (d.IsPointwise()) {
-      Gemm<T>(true, false, k, d.out_depth, d.batch * p, T(1), in, g, T(0), df);
+      ParallelGemm<T>(ctx, true, false, k, d.out_depth, d.batch * p, T(1), in, g, T(0), df);
       return;
     }
-    OP_REQUIRES_OK(ctx, ForEachIm2ColChunk<T>(ctx, d, in, [&](int64_t b0, int64_t n, const T* c) {
-      // The first chunk overwrites df, later ones accumulate into it.
+    const ConvBatchSplit split = SplitConvBatch(d, sizeof(T));
+    const int64_t size = k * d.out_depth;
+    // One group writes df itself: no partials, no final sum.
+    Tensor partials;
+    if (split.groups > 1) {
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<T>::value,
+                                             TensorShape({split.groups, size}), &partials));
+    }
+    T* part = split.groups > 1 ? partials.data<T>() : df;
+    const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
+    OP_REQUIRES_OK(ctx, ForEachConvChunk<T>(ctx, d, split, [&](int64_t grp, int64_t b0, int64_t n, T* c) {
+      for (int64_t i = 0; i < n; ++i) Im2Col<T>(d, in + (b0 + i) * image_size, c + i * p * k);
+      // A group's first chunk overwrites its partial, later ones accumulate.
+      const bool first = b0 == grp * split.images_per_group();
       Gemm<T>(true, false, k, d.out_depth, n * p, T(1), c, g + b0 * p * d.out_depth,
-              b0 == 0 ? T(0) : T(1), df);
+              first ? T(0) : T(1), part + grp * size);
     }));
+    if (split.groups > 1) {
+      // Element by element, the partials in group order.
+      ParallelFor(ctx, size, split.groups, [&](int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) {
+          T sum = part[e];
+          for (int64_t grp = 1; grp < split.groups; ++grp) sum += part[grp * size + e];
+          df[e] = sum;
+        }
+      });
+    }
   }
 
  private:

@@ -1,11 +1,13 @@
 // Conv2D on CPU: im2col into a buffer, then one GEMM for a chunk of images
 // (the NHWC output of a chunk is exactly the GEMM's [images*pixels, Cout]
-// result, so the product lands in the output with no copy). im2col runs
-// across the device's threads, one image per task; the GEMM runs on
-// OpenBLAS's threads. A pointwise (1x1, stride 1) convolution skips im2col.
+// result, so the product lands in the output with no copy). Each of the
+// device's threads takes whole groups of chunks (ForEachConvChunk), so a
+// chunk's im2col and GEMM run back to back on one core. A pointwise (1x1,
+// stride 1) convolution skips im2col and is one ParallelGemm.
 #include "kernels/cpu/blas_gemm.h"
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/parallel_gemm.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -34,10 +36,13 @@ class Conv2DOp : public OpKernel {
     const int64_t k = d.patch_size();
     const int64_t p = d.out_pixels();
     if (d.IsPointwise()) {
-      Gemm<T>(false, false, d.batch * p, d.out_depth, k, T(1), in, f, T(0), o);
+      ParallelGemm<T>(ctx, false, false, d.batch * p, d.out_depth, k, T(1), in, f, T(0), o);
       return;
     }
-    OP_REQUIRES_OK(ctx, ForEachIm2ColChunk<T>(ctx, d, in, [&](int64_t b0, int64_t n, const T* c) {
+    const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
+    const ConvBatchSplit split = SplitConvBatch(d, sizeof(T));
+    OP_REQUIRES_OK(ctx, ForEachConvChunk<T>(ctx, d, split, [&](int64_t, int64_t b0, int64_t n, T* c) {
+      for (int64_t i = 0; i < n; ++i) Im2Col<T>(d, in + (b0 + i) * image_size, c + i * p * k);
       Gemm<T>(false, false, n * p, d.out_depth, k, T(1), c, f, T(0), o + b0 * p * d.out_depth);
     }));
   }

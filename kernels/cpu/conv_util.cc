@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "kernels/cpu/kernel_util.h"
@@ -180,42 +181,54 @@ void Col2Im(const Conv2DDims& d, const T* col, T* image) {
   }
 }
 
-int64_t ImagesPerChunk(const Conv2DDims& d, size_t element_size) {
-  // Small enough that the im2col buffer is still in cache when the GEMM
-  // (or col2im) reads it back, large enough that the GEMM has >= 1024 rows.
-  constexpr int64_t kBufferBytes = int64_t{4} << 20;
-  constexpr int64_t kMinRows = 1024;
+ConvBatchSplit SplitConvBatch(const Conv2DDims& d, size_t element_size) {
+  // Half of this machine's 512 KiB L2 per core: the GEMM's packed panels
+  // need the rest. Measured on the tutorial CNN: see docs/performance.md.
+  constexpr int64_t kBufferBytes = int64_t{256} << 10;
+  // At most this many groups: enough for the threads to balance, few enough
+  // that the filter gradient's per-group partial sums stay small.
+  constexpr int64_t kMaxGroups = 16;
+  ConvBatchSplit s;
   const int64_t per_image =
       std::max<int64_t>(d.out_pixels() * d.patch_size() * static_cast<int64_t>(element_size), 1);
-  const int64_t for_rows = (kMinRows + d.out_pixels() - 1) / std::max<int64_t>(d.out_pixels(), 1);
-  return std::clamp<int64_t>(std::max(kBufferBytes / per_image, for_rows), 1,
-                             std::max<int64_t>(d.batch, 1));
+  s.chunk = std::clamp<int64_t>(kBufferBytes / per_image, 1, std::max<int64_t>(d.batch, 1));
+  const int64_t chunks = (d.batch + s.chunk - 1) / s.chunk;
+  s.chunks_per_group = std::max<int64_t>((chunks + kMaxGroups - 1) / kMaxGroups, 1);
+  s.groups = (d.batch + s.images_per_group() - 1) / s.images_per_group();
+  return s;
 }
 
 template <typename T>
-Status ForEachIm2ColChunk(OpKernelContext* ctx, const Conv2DDims& d, const T* input,
-                          const std::function<void(int64_t b0, int64_t n, const T* col)>& fn) {
-  const int64_t k = d.patch_size();
-  const int64_t p = d.out_pixels();
-  const int64_t chunk = ImagesPerChunk(d, sizeof(T));
-  Tensor col;
-  TACT_RETURN_IF_ERROR(ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape({chunk * p, k}), &col));
-  T* c = col.data<T>();
-  const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
-  for (int64_t b0 = 0; b0 < d.batch; b0 += chunk) {
-    const int64_t n = std::min(chunk, d.batch - b0);
-    ParallelFor(ctx, n, p * k, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) Im2Col<T>(d, input + (b0 + i) * image_size, c + i * p * k);
-    });
-    fn(b0, n, c);
-  }
-  return Status::OK();
+Status ForEachConvChunk(OpKernelContext* ctx, const Conv2DDims& d, const ConvBatchSplit& split,
+                        const std::function<void(int64_t group, int64_t b0, int64_t n, T* col)>& fn) {
+  const int64_t col_elements = split.chunk * d.out_pixels() * d.patch_size();
+  std::mutex mu;
+  Status status;
+  const int64_t group_cost = split.images_per_group() * col_elements * d.out_depth;
+  ParallelFor(ctx, split.groups, group_cost, [&](int64_t begin, int64_t end) {
+    Tensor col;
+    Status s = ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape({col_elements}), &col);
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (status.ok()) status = s;
+      return;
+    }
+    for (int64_t g = begin; g < end; ++g) {
+      const int64_t g_end = std::min(d.batch, (g + 1) * split.images_per_group());
+      for (int64_t b0 = g * split.images_per_group(); b0 < g_end; b0 += split.chunk) {
+        fn(g, b0, std::min(split.chunk, g_end - b0), col.data<T>());
+      }
+    }
+  });
+  return status;
 }
 
-template Status ForEachIm2ColChunk<float>(OpKernelContext*, const Conv2DDims&, const float*,
-                                          const std::function<void(int64_t, int64_t, const float*)>&);
-template Status ForEachIm2ColChunk<double>(OpKernelContext*, const Conv2DDims&, const double*,
-                                           const std::function<void(int64_t, int64_t, const double*)>&);
+template Status ForEachConvChunk<float>(
+    OpKernelContext*, const Conv2DDims&, const ConvBatchSplit&,
+    const std::function<void(int64_t, int64_t, int64_t, float*)>&);
+template Status ForEachConvChunk<double>(
+    OpKernelContext*, const Conv2DDims&, const ConvBatchSplit&,
+    const std::function<void(int64_t, int64_t, int64_t, double*)>&);
 template void Im2Col<float>(const Conv2DDims&, const float*, float*);
 template void Im2Col<double>(const Conv2DDims&, const double*, double*);
 template void Col2Im<float>(const Conv2DDims&, const float*, float*);

@@ -64,19 +64,32 @@ void Im2Col(const Conv2DDims& d, const T* image, T* col);
 template <typename T>
 void Col2Im(const Conv2DDims& d, const T* col, T* image);
 
-// How many images one GEMM takes: about a 4 MiB im2col buffer (so it is
-// still in cache when read back), at least 1024 GEMM rows and one image,
-// at most the batch. It depends only on the geometry, so results do not depend
-// on the thread count.
-int64_t ImagesPerChunk(const Conv2DDims& d, size_t element_size);
+// How the conv kernels cut a batch for the device's threads: `chunk`
+// images share one im2col buffer, small enough to stay in a core's L2
+// cache between the im2col that writes it and the GEMM that reads it; runs
+// of `chunks_per_group` consecutive chunks form a group, and the threads
+// take whole groups. Each thread works on its own images with its own
+// buffer and single-threaded BLAS, so nothing waits between im2col and the
+// GEMM. The split depends only on the geometry, never on the thread count:
+// Conv2DBackpropFilter sums one partial per group, in group order, so its
+// bits do not depend on the threads either.
+struct ConvBatchSplit {
+  int64_t chunk = 1;             // images per im2col buffer
+  int64_t chunks_per_group = 1;  // consecutive chunks per group
+  int64_t groups = 0;            // ceil(batch / (chunk * chunks_per_group))
 
-// The step Conv2D and Conv2DBackpropFilter both take before their GEMM:
-// im2col of the batch `input` [N, H, W, Cin], chunk by chunk of
-// ImagesPerChunk images, each chunk spread over the device's threads; then
-// fn(b0, n, col) with the im2col matrix of images [b0, b0 + n). Fails only
-// if the scratch buffer cannot be allocated.
+  int64_t images_per_group() const { return chunk * chunks_per_group; }
+};
+ConvBatchSplit SplitConvBatch(const Conv2DDims& d, size_t element_size);
+
+// Runs fn(group, b0, n, col) for every chunk, images [b0, b0 + n), with
+// the chunks of one group in order on one thread and the groups spread
+// over the device's threads; `col` is scratch of chunk * out_pixels() *
+// patch_size() elements that the thread owns while fn runs (it holds
+// garbage on entry). Fails only if a scratch buffer cannot be allocated;
+// groups that ran have then run completely.
 template <typename T>
-Status ForEachIm2ColChunk(OpKernelContext* ctx, const Conv2DDims& d, const T* input,
-                          const std::function<void(int64_t b0, int64_t n, const T* col)>& fn);
+Status ForEachConvChunk(OpKernelContext* ctx, const Conv2DDims& d, const ConvBatchSplit& split,
+                        const std::function<void(int64_t group, int64_t b0, int64_t n, T* col)>& fn);
 
 }  // namespace tact

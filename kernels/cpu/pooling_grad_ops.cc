@@ -46,8 +46,16 @@ class MaxPoolGradOp : public OpKernel {
     const int64_t depth = d.depth;
     const int64_t image = d.in_rows * d.in_cols * depth;
     const int64_t cost = d.out_rows * d.out_cols * d.window_rows * d.window_cols * depth;
+    // Windows that do not overlap (stride >= window, the usual 2x2 / 2)
+    // each own their input elements, so the gradient is written, not added.
+    const bool disjoint = d.stride_rows >= d.window_rows && d.stride_cols >= d.window_cols;
     ParallelFor(ctx, d.batch, cost, [&](int64_t begin, int64_t end) {
-      std::vector<int64_t> arg(depth);
+      // Per channel: the largest value so far and its position in the
+      // window (row-major). Selects instead of branches and no gather, so
+      // the compiler vectorises over channels; a branch per element
+      // mispredicted half the time on real activations.
+      std::vector<T> best(depth);
+      std::vector<int32_t> which(depth);
       for (int64_t n = begin; n < end; ++n) {
         const T* x = in + n * image;
         T* dxn = dx + n * image;
@@ -57,19 +65,40 @@ class MaxPoolGradOp : public OpKernel {
           for (int64_t ox = 0; ox < d.out_cols; ++ox) {
             int64_t x0, x1;
             d.ColRange(ox, &x0, &x1);
-            // Offsets of each channel's first maximum within the image.
-            const int64_t first = (y0 * d.in_cols + x0) * depth;
-            for (int64_t c = 0; c < depth; ++c) arg[c] = first + c;
+            const int64_t wcols = x1 - x0;
+            const T* first = x + (y0 * d.in_cols + x0) * depth;
+            std::copy(first, first + depth, best.begin());
+            std::fill(which.begin(), which.end(), 0);
+            int32_t w = 0;
             for (int64_t y = y0; y < y1; ++y) {
-              for (int64_t xx = x0; xx < x1; ++xx) {
-                const int64_t base = (y * d.in_cols + xx) * depth;
+              for (int64_t xx = x0; xx < x1; ++xx, ++w) {
+                if (w == 0) continue;
+                const T* src = x + (y * d.in_cols + xx) * depth;
+                T* bp = best.data();
+                int32_t* wp = which.data();
                 for (int64_t c = 0; c < depth; ++c) {
-                  if (x[base + c] > x[arg[c]]) arg[c] = base + c;
+                  const bool gt = src[c] > bp[c];  // strict: ties keep the first maximum
+                  bp[c] = gt ? src[c] : bp[c];
+                  wp[c] = gt ? w : wp[c];
                 }
               }
             }
             const T* gp = g + ((n * d.out_rows + oy) * d.out_cols + ox) * depth;
-            for (int64_t c = 0; c < depth; ++c) dxn[arg[c]] += gp[c];
+            if (disjoint) {
+              w = 0;
+              for (int64_t y = y0; y < y1; ++y) {
+                for (int64_t xx = x0; xx < x1; ++xx, ++w) {
+                  T* dst = dxn + (y * d.in_cols + xx) * depth;
+                  const int32_t* wp = which.data();
+                  for (int64_t c = 0; c < depth; ++c) dst[c] = wp[c] == w ? gp[c] : T(0);
+                }
+              }
+            } else {
+              for (int64_t c = 0; c < depth; ++c) {
+                const int64_t y = y0 + which[c] / wcols, xx = x0 + which[c] % wcols;
+                dxn[(y * d.in_cols + xx) * depth + c] += gp[c];
+              }
+            }
           }
         }
       }

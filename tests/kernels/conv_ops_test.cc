@@ -157,12 +157,15 @@ TEST(Conv2DBackpropFilterTest, MatchesAdjointOfDirectLoops) {
   }
 }
 
-// Enough images that the im2col buffer is filled in more than one chunk.
+// Enough images for several chunks and groups (SplitConvBatch): one image
+// per chunk, and (depth 1) several images per chunk, several chunks per group.
 TEST(Conv2DTest, SeveralChunksMatchDirectLoops) {
-  const ConvCase c{16, 28, 28, 32, 5, 5, 4, 1, "SAME"};
-  CheckForward<float>(c, 1e-3);
-  CheckBackpropInput<float>(c, 1e-3);
-  CheckBackpropFilter<float>(c, 2e-2);
+  for (const ConvCase& c : {ConvCase{16, 28, 28, 32, 5, 5, 4, 1, "SAME"},
+                            ConvCase{64, 28, 28, 1, 5, 5, 4, 1, "SAME"}}) {
+    CheckForward<float>(c, 1e-3);
+    CheckBackpropInput<float>(c, 1e-3);
+    CheckBackpropFilter<float>(c, 2e-2);
+  }
 }
 
 TEST(Conv2DTest, ResultDoesNotDependOnThreads) {
@@ -173,6 +176,28 @@ TEST(Conv2DTest, ResultDoesNotDependOnThreads) {
   auto four = test::RunOp("Conv2D", {x, f}, Attrs(c), 4);
   ASSERT_TRUE(one.ok() && four.ok());
   EXPECT_TRUE((*one)[0].BitwiseEqual((*four)[0]));
+}
+
+// The gradients too: the filter gradient sums per-group partials in a
+// fixed order, the input gradient writes each image from one chunk. The
+// batch is large enough for several groups.
+TEST(Conv2DBackpropTest, ResultsDoNotDependOnThreads) {
+  const ConvCase c{40, 12, 12, 16, 5, 5, 6, 1, "SAME"};
+  Tensor x = test::Random<float>({40, 12, 12, 16}, 7);
+  Tensor f = test::Random<float>({5, 5, 16, 6}, 8);
+  Tensor dy = test::Random<float>({40, 12, 12, 6}, 9);
+  Tensor in_sizes = Tensor::FromVector<int32_t>({40, 12, 12, 16});
+  Tensor f_sizes = Tensor::FromVector<int32_t>({5, 5, 16, 6});
+  for (int threads : {1, 2, 4}) {
+    SCOPED_TRACE(threads);
+    auto in1 = test::RunOp("Conv2DBackpropInput", {in_sizes, f, dy}, Attrs(c), 1);
+    auto inn = test::RunOp("Conv2DBackpropInput", {in_sizes, f, dy}, Attrs(c), threads);
+    auto f1 = test::RunOp("Conv2DBackpropFilter", {x, f_sizes, dy}, Attrs(c), 1);
+    auto fn = test::RunOp("Conv2DBackpropFilter", {x, f_sizes, dy}, Attrs(c), threads);
+    ASSERT_TRUE(in1.ok() && inn.ok() && f1.ok() && fn.ok());
+    EXPECT_TRUE((*in1)[0].BitwiseEqual((*inn)[0]));
+    EXPECT_TRUE((*f1)[0].BitwiseEqual((*fn)[0]));
+  }
 }
 
 TEST(Conv2DTest, WrongFilterDepthNamesBothShapes) {

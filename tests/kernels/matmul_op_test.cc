@@ -47,6 +47,25 @@ TEST(MatMulTest, MatchesNaiveLoopsForEveryTranspose) {
   }
 }
 
+// Large enough that ParallelGemm cuts the product into several blocks of
+// rows (tall) or columns (wide) on the device's threads.
+TEST(MatMulTest, BlockedProductsMatchNaiveLoopsAndNotTheThreads) {
+  const std::vector<std::vector<int64_t>> shapes = {{520, 48, 300}, {40, 700, 300}};
+  for (const auto& s : shapes) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        CheckMatMul<float>(s[0], s[1], s[2], ta, tb, 1e-3);
+        Tensor a = test::Random<float>(ta ? TensorShape({s[2], s[0]}) : TensorShape({s[0], s[2]}), 3);
+        Tensor b = test::Random<float>(tb ? TensorShape({s[1], s[2]}) : TensorShape({s[2], s[1]}), 4);
+        auto one = test::RunOp("MatMul", {a, b}, MatMulAttrs(ta, tb), 1);
+        auto four = test::RunOp("MatMul", {a, b}, MatMulAttrs(ta, tb), 4);
+        ASSERT_TRUE(one.ok() && four.ok());
+        EXPECT_TRUE((*one)[0].BitwiseEqual((*four)[0])) << "ta=" << ta << " tb=" << tb;
+      }
+    }
+  }
+}
+
 TEST(MatMulTest, EmptyDimensions) {
   for (bool ta : {false, true}) {
     for (bool tb : {false, true}) {

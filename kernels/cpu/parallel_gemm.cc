@@ -1,0 +1,71 @@
+#include "kernels/cpu/parallel_gemm.h"
+
+#include <algorithm>
+
+#include "kernels/cpu/blas_gemm.h"
+#include "kernels/cpu/kernel_util.h"
+
+namespace tact {
+namespace {
+
+// Up to this many blocks: enough for dynamic balance on a few threads
+// (another process on the same cores stalls one of them now and then).
+// Each block packs the other operand again, so not many more.
+constexpr int64_t kMaxBlocks = 8;
+// Below this many multiply-adds per block, BLAS's packing and the hand-off
+// cost more than a second thread gains.
+constexpr int64_t kMinBlockMacs = int64_t{1} << 21;
+// Rows (columns) per block: a multiple of the micro-kernel's tile, so no
+// block boundary cuts a tile; blocks no thinner than this.
+constexpr int64_t kAlign = 16;
+constexpr int64_t kMinBlock = 32;
+
+// The block size along a dimension of `len` for a product of `macs`.
+int64_t BlockSize(int64_t len, int64_t macs) {
+  const int64_t by_work = std::max<int64_t>(macs / kMinBlockMacs, 1);
+  const int64_t blocks = std::min(kMaxBlocks, by_work);
+  int64_t size = (len + blocks - 1) / blocks;
+  size = (size + kAlign - 1) / kAlign * kAlign;
+  return std::min(len, std::max(size, kMinBlock));
+}
+
+}  // namespace
+
+template <typename T>
+void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                  int64_t k, T alpha, const T* a, const T* b, T beta, T* c) {
+  if (m == 0 || n == 0) return;
+  const int64_t lda = trans_a ? m : k;
+  const int64_t ldb = trans_b ? k : n;
+  const int64_t macs = m * n * k;
+  if (m >= n) {
+    const int64_t bm = BlockSize(m, macs);
+    const int64_t blocks = (m + bm - 1) / bm;
+    ParallelFor(ctx, blocks, 2 * bm * n * k, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t r0 = i * bm, rows = std::min(bm, m - r0);
+        // Rows r0.. of op(A): row r0 of A, or column r0 of the stored A^T.
+        const T* ab = trans_a ? a + r0 : a + r0 * lda;
+        GemmStrided<T>(trans_a, trans_b, rows, n, k, alpha, ab, lda, b, ldb, beta, c + r0 * n, n);
+      }
+    });
+  } else {
+    const int64_t bn = BlockSize(n, macs);
+    const int64_t blocks = (n + bn - 1) / bn;
+    ParallelFor(ctx, blocks, 2 * m * bn * k, [&](int64_t begin, int64_t end) {
+      for (int64_t j = begin; j < end; ++j) {
+        const int64_t c0 = j * bn, cols = std::min(bn, n - c0);
+        // Columns c0.. of op(B): columns of B, or rows of the stored B^T.
+        const T* bb = trans_b ? b + c0 * ldb : b + c0;
+        GemmStrided<T>(trans_a, trans_b, m, cols, k, alpha, a, lda, bb, ldb, beta, c + c0, n);
+      }
+    });
+  }
+}
+
+template void ParallelGemm<float>(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t, float,
+                                  const float*, const float*, float, float*);
+template void ParallelGemm<double>(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t,
+                                   double, const double*, const double*, double, double*);
+
+}  // namespace tact

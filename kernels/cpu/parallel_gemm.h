@@ -1,0 +1,24 @@
+// GEMM spread over the device's threads: C = alpha*op(A)*op(B) + beta*C as
+// in Gemm (blas_gemm.h), cut into blocks of C's rows, or of its columns
+// when C is short and wide (a dense layer's [batch, units]), each block one
+// single-threaded BLAS call on the device's Eigen pool.
+//
+//   ParallelGemm<float>(ctx, false, false, m, n, k, 1.0f, a, b, 0.0f, c);
+//
+// The blocks depend only on m, n and k, never on the thread count, and each
+// element of C is computed by exactly one call, so the result's bits do not
+// depend on the number of threads. Small products are one call on the
+// calling thread.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/op_kernel.h"
+
+namespace tact {
+
+template <typename T>
+void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                  int64_t k, T alpha, const T* a, const T* b, T beta, T* c);
+
+}  // namespace tact
