@@ -7,7 +7,10 @@
 // queue behind it.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
+#include <random>
+#include <set>
 
 #include "actors/messages.h"
 #include "graph/subgraph.h"
@@ -24,9 +27,11 @@ struct RegisteredPartition {
   std::string handle;
   caf::actor actor;                 // set once its device actor has answered
   std::vector<std::string> feeds;   // "node:port" this partition receives from the client
+  std::string task;                 // of its device
 };
 
 struct Signature {
+  uint64_t generation = 0;           // tells its registration answers from a forgotten one's
   int unregistered = 0;              // partitions whose device actor has not answered
   std::vector<RegisteredPartition> partitions;
   std::vector<std::pair<std::string, DataType>> feed_types;  // feed name -> expected dtype
@@ -36,6 +41,7 @@ struct Signature {
 struct PendingStep {
   std::shared_ptr<RunCall> call;
   std::vector<RegisteredPartition> partitions;
+  std::set<std::string> answered;  // handles
   int outstanding = 0;  // partitions yet to answer
   Status status;        // the first error
   std::map<std::string, Tensor> fetched;  // by "node:port"
@@ -46,8 +52,19 @@ struct MasterState {
   GraphDef graph_def;
   std::shared_ptr<Graph> graph = std::make_shared<Graph>();
   std::map<std::string, Signature> signatures;
+  uint64_t next_generation = 1;
   std::map<int64_t, PendingStep> pending;
+  // A step id's low 32 bits count this session's steps from 1 (seeded
+  // random ops draw from that count, so a session's Nth step draws the
+  // same numbers in every run); its high bits are random, so that two
+  // masters sharing a worker never use the same id there.
   int64_t next_step = 1;
+  std::map<std::string, caf::actor> tasks;   // remote tasks, watched for health
+  std::map<std::string, Status> lost_tasks;  // and why each was lost
+  uint64_t health_sequence = 0;
+  // Partition handles are unique per master ("partition_<master>_<n>"),
+  // since several masters may register on one worker.
+  std::string partition_prefix;
   int64_t next_partition = 1;
   bool closed = false;
 };
@@ -143,6 +160,7 @@ void FinishStep(Self* self, WireStepDone& done) {
   auto it = st.pending.find(done.step_id);
   if (it == st.pending.end()) return;  // a step delivered twice is finished once
   PendingStep& step = it->second;
+  if (!step.answered.insert(done.handle).second) return;
   if (step.call->stats != nullptr) {
     for (NodeExecStats& n : done.stats) step.call->stats->Add(std::move(n));
   }
@@ -181,7 +199,7 @@ StatusOr<std::vector<PartitionPlan>> PlanPartitions(const MasterState& st, Subgr
   PlanOptions plan;
   for (const DeviceEndpoint& d : o.devices) {
     plan.devices.push_back(d.name);
-    plan.partition.incarnations[d.name] = o.incarnation;
+    plan.partition.incarnations[d.name] = d.incarnation;
   }
   plan.placer.allow_soft_placement = o.allow_soft_placement;
   plan.partition.schedule_recvs = o.schedule_recvs;
@@ -201,16 +219,24 @@ std::string TaskOf(const std::string& device) {
   return d == std::string::npos ? device : device.substr(0, d);
 }
 
-caf::actor DeviceActor(const MasterState& st, const std::string& device) {
+const DeviceEndpoint* Endpoint(const MasterState& st, const std::string& device) {
   for (const DeviceEndpoint& d : st.options.devices) {
-    if (d.name == device) return d.actor;
+    if (d.name == device) return &d;
   }
-  return caf::actor();
+  return nullptr;
 }
 
-void RegistrationFailed(Self* self, const std::string& key, const Status& status) {
+// The signature `key` if it is still the registration `generation`.
+Signature* FindSignature(MasterState& st, const std::string& key, uint64_t generation) {
+  auto it = st.signatures.find(key);
+  return it == st.signatures.end() || it->second.generation != generation ? nullptr : &it->second;
+}
+
+void RegistrationFailed(Self* self, const std::string& key, uint64_t generation,
+                        const Status& status) {
   auto it = self->state.signatures.find(key);
-  if (it == self->state.signatures.end()) return;  // an earlier partition failed already
+  // Gone already if an earlier partition failed.
+  if (it == self->state.signatures.end() || it->second.generation != generation) return;
   for (auto& call : it->second.waiting) call->reply(status);
   // Forgotten, so that a later Run of the signature tries again.
   self->state.signatures.erase(it);
@@ -225,7 +251,13 @@ Status Register(Self* self, const std::string& key, const RunCall& call) {
   spec.fetches = call.fetches;
   spec.targets = call.targets;
   TACT_ASSIGN_OR_RETURN(std::vector<PartitionPlan> plans, PlanPartitions(st, spec));
+  for (const PartitionPlan& plan : plans) {
+    auto lost = st.lost_tasks.find(TaskOf(plan.device));
+    if (lost != st.lost_tasks.end()) return lost->second;
+  }
   Signature& sig = st.signatures[key];
+  sig.generation = st.next_generation++;
+  const uint64_t generation = sig.generation;
   for (const auto& [name, t] : call.feeds) {
     TensorId id = *ParseTensorId(name);
     sig.feed_types.emplace_back(name, BaseType(st.graph->FindNode(id.node)->output_type(id.port)));
@@ -235,26 +267,29 @@ Status Register(Self* self, const std::string& key, const RunCall& call) {
   sig.unregistered = static_cast<int>(plans.size());
   for (size_t i = 0; i < plans.size(); ++i) {
     WireRegisterPartition reg;
-    reg.handle = "partition_" + std::to_string(st.next_partition++);
+    reg.handle = st.partition_prefix + std::to_string(st.next_partition++);
     reg.device = plans[i].device;
     reg.graph = std::move(plans[i].graph);
-    reg.incarnation = st.options.incarnation;
+    const DeviceEndpoint* endpoint = Endpoint(st, reg.device);
+    reg.incarnation = endpoint->incarnation;
     reg.container = st.options.container;
     reg.feeds = ClientTensors(reg.graph, "_Recv");
     reg.fetches = ClientTensors(reg.graph, "_Send");
     reg.partitions_in_task = per_task[TaskOf(reg.device)];
-    sig.partitions.push_back(RegisteredPartition{reg.handle, caf::actor(), reg.feeds});
-    self->request(DeviceActor(st, reg.device), kRegisterTimeout, std::move(reg))
+    sig.partitions.push_back(
+        RegisteredPartition{reg.handle, caf::actor(), reg.feeds, TaskOf(reg.device)});
+    self->request(endpoint->actor, kRegisterTimeout, std::move(reg))
         .then(
-            [self, key, i](caf::actor partition) {
-              auto it = self->state.signatures.find(key);
-              if (it == self->state.signatures.end()) return;  // another partition failed
-              Signature& s = it->second;
-              s.partitions[i].actor = std::move(partition);
-              if (--s.unregistered > 0) return;
-              for (auto& call : std::exchange(s.waiting, {})) StartStep(self, std::move(call), s);
+            [self, key, generation, i](caf::actor partition) {
+              Signature* s = FindSignature(self->state, key, generation);
+              if (s == nullptr) return;  // another partition failed, or its task was lost
+              s->partitions[i].actor = std::move(partition);
+              if (--s->unregistered > 0) return;
+              for (auto& call : std::exchange(s->waiting, {})) StartStep(self, std::move(call), *s);
             },
-            [self, key](caf::error& err) { RegistrationFailed(self, key, FromCafError(err)); });
+            [self, key, generation](caf::error& err) {
+              RegistrationFailed(self, key, generation, FromCafError(err));
+            });
   }
   return Status::OK();
 }
@@ -308,9 +343,96 @@ Status Extend(MasterState& st, const GraphDef& add) {
   return Status::OK();
 }
 
+// A task is lost (its connection broke, it missed a health ping, or it
+// came back as a new process): every running step that has a partition
+// there fails now, naming the task, and the other partitions are aborted,
+// so no step waits for an answer that cannot come. Signatures registered
+// there are forgotten; a Run that needs the task fails with `why`.
+// `task` is a copy: callers may pass a key of `tasks`, which this erases.
+void TaskLost(Self* self, std::string task, Status why) {
+  MasterState& st = self->state;
+  if (!st.lost_tasks.emplace(task, why).second) return;
+  st.tasks.erase(task);
+  for (auto it = st.signatures.begin(); it != st.signatures.end();) {
+    const auto& parts = it->second.partitions;
+    if (std::none_of(parts.begin(), parts.end(), [&](const auto& p) { return p.task == task; })) {
+      ++it;
+      continue;
+    }
+    for (auto& call : it->second.waiting) call->reply(why);
+    it = st.signatures.erase(it);
+  }
+  std::vector<WireStepDone> failed;
+  for (const auto& [step_id, step] : st.pending) {
+    for (const RegisteredPartition& p : step.partitions) {
+      if (p.task == task && !step.answered.count(p.handle)) {
+        failed.push_back(WireStepDone{step_id, p.handle, why, {}, {}});
+      }
+    }
+  }
+  for (WireStepDone& done : failed) FinishStep(self, done);
+}
+
+// Pings every remote task; one that does not answer in time, or answers
+// as a new incarnation, is lost.
+void CheckHealth(Self* self) {
+  MasterState& st = self->state;
+  const auto timeout = std::chrono::milliseconds(st.options.health_timeout_ms);
+  for (const auto& [task, actor] : st.tasks) {
+    uint64_t incarnation = 0;
+    for (const DeviceEndpoint& d : st.options.devices) {
+      if (d.task == task) incarnation = d.incarnation;
+    }
+    WireHealthPing ping;
+    ping.sequence = ++st.health_sequence;
+    self->request(actor, timeout, std::move(ping))
+        .then(
+            [self, task = task, incarnation](const WireHealthPing& answer) {
+              if (answer.incarnation != incarnation) {
+                TaskLost(self, task, errors::Unavailable("task ", task, " was restarted (incarnation ",
+                                                         answer.incarnation, ", was ", incarnation, ")"));
+              }
+            },
+            [self, task = task](caf::error& e) {
+              TaskLost(self, task,
+                       errors::Unavailable("task ", task, " did not answer a health ping within ",
+                                           self->state.options.health_timeout_ms, " ms (",
+                                           FromCafError(e).message(), ")"));
+            });
+  }
+  self->delayed_send(self, std::chrono::milliseconds(st.options.health_interval_ms),
+                     health_atom::value);
+}
+
+// Watches the tasks of a cluster: a broken connection arrives as a down
+// message at once; a hung task misses its pings.
+void WatchTasks(Self* self) {
+  MasterState& st = self->state;
+  for (const DeviceEndpoint& d : st.options.devices) {
+    if (st.tasks.emplace(d.task, d.actor).second) self->monitor(d.actor);
+  }
+  self->set_down_handler([self](caf::down_msg& down) {
+    for (const auto& [task, actor] : self->state.tasks) {
+      if (actor.address() == down.source) {
+        TaskLost(self, task, errors::Unavailable("task ", task, " is gone (",
+                                                 self->system().render(down.reason), ")"));
+        return;
+      }
+    }
+  });
+  CheckHealth(self);
+}
+
 caf::behavior MasterBehavior(Self* self, MasterOptions options) {
   self->state.options = std::move(options);
+  std::mt19937_64 random{std::random_device{}()};
+  self->state.next_step = static_cast<int64_t>((random() >> 33) << 32) + 1;
+  char prefix[32];
+  std::snprintf(prefix, sizeof(prefix), "partition_%08x_", static_cast<unsigned>(random()));
+  self->state.partition_prefix = prefix;
+  if (self->state.options.health_interval_ms > 0) WatchTasks(self);
   return {
+      [self](health_atom) { CheckHealth(self); },
       [self](std::shared_ptr<ExtendCall> call) { call->reply(Extend(self->state, call->graph)); },
       [self](std::shared_ptr<RunCall> call) { Run(self, std::move(call)); },
       [self](WireStepDone& done) { FinishStep(self, done); },

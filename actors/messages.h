@@ -33,6 +33,10 @@ using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 // Closing a session: the master refuses new Runs (Cancelled) and aborts the
 // running steps, each of which still answers its client.
 using close_atom = caf::atom_constant<caf::atom("close")>;
+// Master -> task actor: which task are you, what devices do you host?
+using describe_atom = caf::atom_constant<caf::atom("describe")>;
+// The master's timer for health pings.
+using health_atom = caf::atom_constant<caf::atom("health")>;
 
 // A client's Run, answered through `reply` (called exactly once, from a
 // CAF thread), so that no CAF thread blocks and the client waits on its own
@@ -78,16 +82,24 @@ caf::actor SpawnPartition(caf::event_based_actor* device_actor, Device* device,
                           WireRegisterPartition registration);
 
 // Where the master places partitions: one device and its actor.
+// In a cluster the actor is the device's task actor, which hands each
+// registration on to the device.
 struct DeviceEndpoint {
   std::string name;  // full device name
   caf::actor actor;
+  std::string task;          // "/job:J/replica:R/task:T"
+  uint64_t incarnation = 0;  // of the process hosting the device
 };
 
 struct MasterOptions {
   std::vector<DeviceEndpoint> devices;  // feeds and fetches enter and leave on the first
   std::string container;                // of Variables that name none
-  uint64_t incarnation = 1;
   int64_t operation_timeout_ms = 0;     // a step running longer is aborted; 0: never
+  // Remote tasks: each is pinged this often, and a task that has not
+  // answered within health_timeout_ms is lost (0: no pings; a local
+  // session's devices cannot be lost).
+  int64_t health_interval_ms = 0;
+  int64_t health_timeout_ms = 0;
   // SessionOptions' placement and partitioning switches.
   bool allow_soft_placement = false;
   bool schedule_recvs = false;

@@ -3,6 +3,9 @@
 // with one WireStepDone. A step's feeds and fetches pass through the
 // step's rendezvous in this task (paper 4.2), as do the tensors that its
 // Sends and Recvs exchange with the step's other partitions here.
+#include <deque>
+#include <unordered_set>
+
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
 #include "graph/subgraph.h"
@@ -11,13 +14,30 @@
 namespace tact {
 namespace {
 
+// How many step ids a partition remembers, to run a step delivered twice
+// once (a master that resends after a lost connection).
+constexpr size_t kRememberedSteps = 1024;
+
 struct PartitionState {
   std::shared_ptr<const Executor> executor;
   Device* device = nullptr;
   // Fixed at registration; shared with every step's completion.
   std::shared_ptr<const WireRegisterPartition> reg;
   std::shared_ptr<RendezvousMgr> rendezvous;  // of this task's steps
+  std::unordered_set<int64_t> steps_seen;
+  std::deque<int64_t> steps_seen_order;
 };
+
+// False for a step this partition has run (or started) already.
+bool FirstDelivery(PartitionState& st, int64_t step_id) {
+  if (!st.steps_seen.insert(step_id).second) return false;
+  st.steps_seen_order.push_back(step_id);
+  if (st.steps_seen_order.size() > kRememberedSteps) {
+    st.steps_seen.erase(st.steps_seen_order.front());
+    st.steps_seen_order.pop_front();
+  }
+  return true;
+}
 
 using Self = caf::stateful_actor<PartitionState>;
 
@@ -67,6 +87,8 @@ WireStepDone Finish(const WireRegisterPartition& reg, const std::string& device,
 
 void RunStep(Self* self, WireRunStep& step) {
   PartitionState& st = self->state;
+  // The first delivery answers; a second must not run the step again.
+  if (!FirstDelivery(st, step.step_id)) return;
   caf::actor master = caf::actor_cast<caf::actor>(self->current_sender());
   std::shared_ptr<Rendezvous> rendezvous =
       st.rendezvous->Find(step.step_id, static_cast<int>(st.reg->partitions_in_task));

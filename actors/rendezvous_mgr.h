@@ -6,11 +6,20 @@
 // removes it, so a Send that runs before its Recv's partition has even
 // started is kept.
 //
+// In a worker of a cluster, a Send whose Recv is in another task goes
+// straight to that task (paper 3.3) through `remote`, and arrives there by
+// Deliver: a tensor that arrives before any partition of its step has
+// started in that task is kept the same way.
+//
 // Thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <memory>
+#include <string>
+#include <unordered_set>
 #include <mutex>
 #include <unordered_map>
 
@@ -20,6 +29,17 @@ namespace tact {
 
 class RendezvousMgr {
  public:
+  // Ships a tensor to the rendezvous of `step_id` in task `recv_task`.
+  using RemoteSend = std::function<Status(const std::string& recv_task, int64_t step_id,
+                                          const std::string& key, const Tensor& tensor)>;
+
+  // Every Send and Recv stays in this process.
+  RendezvousMgr() = default;
+  // The rendezvous of task `local_task` ("/job:J/replica:R/task:T"): a Send
+  // whose key's receiving device is in another task (not the client's)
+  // goes through `remote`.
+  RendezvousMgr(std::string local_task, RemoteSend remote);
+
   // The rendezvous of `step_id`, shared by the `users` partitions of the
   // step in this process (every caller of a step passes the same count).
   std::shared_ptr<Rendezvous> Find(int64_t step_id, int users);
@@ -28,16 +48,27 @@ class RendezvousMgr {
   // Fails the step's pending and future Recvs; false if the step has no
   // rendezvous here (finished, or not started in this process).
   bool Abort(int64_t step_id, const Status& status);
+  // A tensor from another task's Send. One for a step already finished
+  // here (aborted before its Recv ran) is dropped.
+  Status Deliver(int64_t step_id, const std::string& key, const Tensor& tensor);
   // Steps that hold a rendezvous (for tests: it returns to 0).
   size_t size() const;
 
  private:
   struct Entry {
     std::shared_ptr<Rendezvous> rendezvous;
-    int users_left = 0;
+    int users_left = -1;  // -1: made by Deliver, before any partition came
   };
+  Entry& FindEntry(int64_t step_id);  // holding mu_
+
+  const std::string local_task_;
+  const RemoteSend remote_;
   mutable std::mutex mu_;
   std::unordered_map<int64_t, Entry> steps_;
+  // The last steps to finish, so that a late tensor does not bring one
+  // back to life.
+  std::deque<int64_t> finished_order_;
+  std::unordered_set<int64_t> finished_;
 };
 
 }  // namespace tact

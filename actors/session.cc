@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "actors/actor_scheduler.h"
+#include "actors/cluster_connect.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
 #include "devices/device_factory.h"
@@ -45,38 +46,53 @@ class Latch {
   std::atomic<bool> ready_{false};
 };
 
-class LocalSession final : public Session {
+// The client's side of a session: its calls go to a master actor, in this
+// process, whose devices are either this process's own (a local session)
+// or those of a cluster's tasks.
+class ActorSession final : public Session {
   // A local session's devices live and die with it, so their incarnation
   // never changes.
-  static constexpr uint64_t kIncarnation = 1;
+  static constexpr uint64_t kLocalIncarnation = 1;
 
  public:
-  LocalSession(const SessionOptions& options, std::vector<std::unique_ptr<Device>> devices)
-      : devices_(std::move(devices)) {
+  explicit ActorSession(bool networked) {
     // Compute runs on the device's pools; CAF only routes messages, on one
     // scheduler thread (actors/actor_scheduler.h says why it polls).
     UseActorScheduler(cfg_);
     AddRuntimeMessageTypes(cfg_);
+    if (networked) UseNetworking(cfg_);
     system_ = std::make_unique<caf::actor_system>(cfg_);
+  }
+
+  void StartLocal(const SessionOptions& options, std::vector<std::unique_ptr<Device>> devices) {
+    devices_ = std::move(devices);
     container_ = options.default_container.empty()
                      ? ResourceMgr::Global()->NewPrivateContainerName("session")
                      : options.default_container;
     private_container_ = options.default_container.empty();
-    MasterOptions master;
+    std::vector<DeviceEndpoint> endpoints;
     for (const auto& d : devices_) {
-      device_actors_.push_back(SpawnDeviceActor(*system_, d.get(), kIncarnation, rendezvous_));
-      master.devices.push_back(DeviceEndpoint{d->name(), device_actors_.back()});
+      device_actors_.push_back(SpawnDeviceActor(*system_, d.get(), kLocalIncarnation, rendezvous_));
+      const std::string task = d->name().substr(0, d->name().find("/device:"));
+      endpoints.push_back(DeviceEndpoint{d->name(), device_actors_.back(), task, kLocalIncarnation});
     }
-    master.container = container_;
-    master.incarnation = kIncarnation;
-    master.operation_timeout_ms = options.operation_timeout_ms;
-    master.allow_soft_placement = options.allow_soft_placement;
-    master.schedule_recvs = options.schedule_recvs;
-    master.lossy_float_transfer = options.lossy_float_transfer;
-    master_ = SpawnMaster(*system_, std::move(master));
+    StartMaster(options, std::move(endpoints), 0, 0);
   }
 
-  ~LocalSession() override {
+  // Variables that name no container live in the tasks' default one, so
+  // that they outlive this client (a parameter server's job).
+  Status StartCluster(const SessionOptions& options) {
+    container_ = options.default_container;
+    TACT_ASSIGN_OR_RETURN(
+        std::vector<DeviceEndpoint> endpoints,
+        ConnectCluster(*system_, *options.cluster,
+                       std::chrono::milliseconds(options.connect_timeout_ms)));
+    StartMaster(options, std::move(endpoints), options.health_interval_ms,
+                options.health_timeout_ms);
+    return Status::OK();
+  }
+
+  ~ActorSession() override {
     Close();
     system_.reset();  // waits for the actors to end
   }
@@ -111,6 +127,7 @@ class LocalSession final : public Session {
 
   Status Close() override {
     if (closed_.exchange(true)) return Status::OK();
+    if (!master_) return Status::OK();  // the cluster was never reached
     // Every Run still in flight gets its answer (Cancelled, unless it
     // finishes first) from the master, so the master ends after them.
     caf::anon_send(master_, close_atom::value);
@@ -126,14 +143,28 @@ class LocalSession final : public Session {
   // so that Close cannot end the master under it.
   class InFlight {
    public:
-    explicit InFlight(LocalSession* s) : s_(s) { s_->in_flight_.fetch_add(1); }
+    explicit InFlight(ActorSession* s) : s_(s) { s_->in_flight_.fetch_add(1); }
     ~InFlight() { s_->in_flight_.fetch_sub(1); }
 
    private:
-    LocalSession* s_;
+    ActorSession* s_;
   };
 
   static Status Closed() { return errors::FailedPrecondition("the session is closed"); }
+
+  void StartMaster(const SessionOptions& options, std::vector<DeviceEndpoint> devices,
+                   int64_t health_interval_ms, int64_t health_timeout_ms) {
+    MasterOptions master;
+    master.devices = std::move(devices);
+    master.container = container_;
+    master.operation_timeout_ms = options.operation_timeout_ms;
+    master.health_interval_ms = health_interval_ms;
+    master.health_timeout_ms = health_timeout_ms;
+    master.allow_soft_placement = options.allow_soft_placement;
+    master.schedule_recvs = options.schedule_recvs;
+    master.lossy_float_transfer = options.lossy_float_transfer;
+    master_ = SpawnMaster(*system_, std::move(master));
+  }
 
   caf::actor_system_config cfg_;
   std::unique_ptr<caf::actor_system> system_;
@@ -154,11 +185,22 @@ StatusOr<std::unique_ptr<Session>> Session::Create(const SessionOptions& options
     return errors::InvalidArgument("SessionOptions.intra_op_threads must be >= 1, got ",
                                    options.intra_op_threads);
   }
+  if (options.cluster.has_value()) {
+    if (options.health_interval_ms <= 0 || options.health_timeout_ms <= 0) {
+      return errors::InvalidArgument(
+          "SessionOptions.health_interval_ms and health_timeout_ms must be > 0 for a cluster");
+    }
+    auto session = std::make_unique<ActorSession>(/*networked=*/true);
+    TACT_RETURN_IF_ERROR(session->StartCluster(options));
+    return std::unique_ptr<Session>(std::move(session));
+  }
   TACT_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Device>> devices,
                         CreateDevices(options.device_count, "/job:localhost/replica:0/task:0",
                                       options.intra_op_threads));
   if (devices.empty()) return errors::InvalidArgument("SessionOptions.device_count names no device");
-  return std::unique_ptr<Session>(new LocalSession(options, std::move(devices)));
+  auto session = std::make_unique<ActorSession>(/*networked=*/false);
+  session->StartLocal(options, std::move(devices));
+  return std::unique_ptr<Session>(std::move(session));
 }
 
 }  // namespace tact

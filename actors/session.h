@@ -16,10 +16,12 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "actors/cluster_spec.h"
 #include "actors/executor.h"
 #include "graph/graph_def.h"
 
@@ -47,6 +49,20 @@ struct SessionOptions {
   bool schedule_recvs = false;
   // Paper 5.5: float32 crossing devices travels as its upper 16 bits.
   bool lossy_float_transfer = false;
+
+  // Run on a cluster instead of this process's devices (paper 3.3): the
+  // master, in this process, connects to every task of the spec, places
+  // each Run over all their devices and registers the partitions there;
+  // device_count and intra_op_threads are then the tasks' business.
+  // Variables that name no container live in the tasks' default container
+  // and outlive the session, as on TensorFlow's parameter servers.
+  std::optional<ClusterSpec> cluster;
+  // How long Create waits for the tasks to come up.
+  int64_t connect_timeout_ms = 10000;
+  // Every task is pinged this often; one that misses the deadline (or
+  // whose connection breaks) fails the steps it takes part in, naming it.
+  int64_t health_interval_ms = 500;
+  int64_t health_timeout_ms = 2000;
 };
 
 // What a Run reports besides its fetches.

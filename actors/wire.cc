@@ -216,4 +216,22 @@ Status Decode(std::string_view bytes, WireHealthPing* m) {
   });
 }
 
+StatusOr<std::string> Encode(const WireTaskInfo& m) {
+  return Build<schema::TaskInfo>("TaskInfo", [&](auto out) {
+    out.setTask(m.task);
+    out.setIncarnation(m.incarnation);
+    NamesToProto(m.devices, out.initDevices(static_cast<unsigned>(m.devices.size())));
+    return Status::OK();
+  });
+}
+
+Status Decode(std::string_view bytes, WireTaskInfo* m) {
+  return Parse<schema::TaskInfo>(bytes, "TaskInfo", [&](auto in, size_t) {
+    m->task = in.getTask();
+    m->incarnation = in.getIncarnation();
+    m->devices = NamesFromProto(in.getDevices());
+    return Status::OK();
+  });
+}
+
 }  // namespace tact

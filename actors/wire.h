@@ -64,12 +64,19 @@ struct WireHealthPing {
   uint64_t incarnation = 0;
 };
 
+struct WireTaskInfo {
+  std::string task;
+  uint64_t incarnation = 0;
+  std::vector<std::string> devices;
+};
+
 StatusOr<std::string> Encode(const WireRegisterPartition& m);
 StatusOr<std::string> Encode(const WireRunStep& m);
 StatusOr<std::string> Encode(const WireStepDone& m);
 StatusOr<std::string> Encode(const WireRendezvousTensor& m);
 StatusOr<std::string> Encode(const WireAbortStep& m);
 StatusOr<std::string> Encode(const WireHealthPing& m);
+StatusOr<std::string> Encode(const WireTaskInfo& m);
 
 Status Decode(std::string_view bytes, WireRegisterPartition* m);
 Status Decode(std::string_view bytes, WireRunStep* m);
@@ -77,5 +84,6 @@ Status Decode(std::string_view bytes, WireStepDone* m);
 Status Decode(std::string_view bytes, WireRendezvousTensor* m);
 Status Decode(std::string_view bytes, WireAbortStep* m);
 Status Decode(std::string_view bytes, WireHealthPing* m);
+Status Decode(std::string_view bytes, WireTaskInfo* m);
 
 }  // namespace tact

@@ -38,6 +38,7 @@ TACT_WIRE_DEFINE(WireStepDone)
 TACT_WIRE_DEFINE(WireRendezvousTensor)
 TACT_WIRE_DEFINE(WireAbortStep)
 TACT_WIRE_DEFINE(WireHealthPing)
+TACT_WIRE_DEFINE(WireTaskInfo)
 #undef TACT_WIRE_DEFINE
 
 caf::error ToCafError(const Status& s) {
@@ -63,6 +64,7 @@ void AddRuntimeMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<WireRendezvousTensor>("tact::WireRendezvousTensor");
   cfg.add_message_type<WireAbortStep>("tact::WireAbortStep");
   cfg.add_message_type<WireHealthPing>("tact::WireHealthPing");
+  cfg.add_message_type<WireTaskInfo>("tact::WireTaskInfo");
 }
 
 }  // namespace tact

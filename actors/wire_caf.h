@@ -42,6 +42,7 @@ TACT_WIRE_INSPECT(WireStepDone)
 TACT_WIRE_INSPECT(WireRendezvousTensor)
 TACT_WIRE_INSPECT(WireAbortStep)
 TACT_WIRE_INSPECT(WireHealthPing)
+TACT_WIRE_INSPECT(WireTaskInfo)
 #undef TACT_WIRE_INSPECT
 
 }  // namespace tact

@@ -19,6 +19,8 @@ void AddRunCommand(CLI::App& app, std::function<int()>& run);
 void AddTrainCommand(CLI::App& app, std::function<int()>& run);
 // `tact graph --model {mlp,cnn} [--train] --devices N --dot out.dot`
 void AddGraphCommand(CLI::App& app, std::function<int()>& run);
+// `tact worker --cluster FILE --job J --task T`
+void AddWorkerCommand(CLI::App& app, std::function<int()>& run);
 // `tact bench matmul ...`
 void AddBenchCommand(CLI::App& app, std::function<int()>& run);
 

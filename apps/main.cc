@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   tact::apps::AddRunCommand(app, run);
   tact::apps::AddTrainCommand(app, run);
   tact::apps::AddGraphCommand(app, run);
+  tact::apps::AddWorkerCommand(app, run);
   tact::apps::AddBenchCommand(app, run);
   try {
     app.parse(argc, argv);

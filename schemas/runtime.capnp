@@ -75,3 +75,11 @@ struct HealthPing {
   sentMicros @1 :Int64;
   incarnation @2 :UInt64;
 }
+
+# Task -> master, when the master connects: who the task is and what it
+# hosts, so that the master can place across the cluster.
+struct TaskInfo {
+  task @0 :Text;             # "/job:J/replica:0/task:T"
+  incarnation @1 :UInt64;    # new each time the task's process starts
+  devices @2 :List(Text);    # full device names
+}

@@ -128,7 +128,10 @@ class RandomOp : public OpKernel {
     const int64_t n = out->NumElements();
     constexpr int kLanes = Lanes<T, D>();
     const int64_t groups = (n + kLanes - 1) / kLanes;
-    const uint64_t stream = static_cast<uint64_t>(ctx->step_id());
+    // The step's number in its session (the id's low 32 bits, see
+    // actors/master.cc), not the whole id, so that a seeded op draws the
+    // same numbers in the same step of every session.
+    const uint64_t stream = static_cast<uint32_t>(ctx->step_id());
     T* o = out->data<T>();
     const PhiloxKey key = key_;
     ParallelFor(ctx, groups, 100, [&](int64_t b, int64_t e) {

@@ -96,11 +96,12 @@ class RuntimeActorsTest : public ::testing::Test {
 TEST_F(RuntimeActorsTest, RegisteredPartitionRunsStepsAndReturnsFetches) {
   auto p = Register(SquarePlusOne("p1"));
   ASSERT_TRUE(p.ok()) << p.status().ToString();
+  int64_t step_id = 11;
   for (float x : {3.0f, -0.5f}) {
-    WireRunStep run{11, "p1", {{"x:0", Tensor::FromVector<float>({x, 2 * x})}}, true};
+    WireRunStep run{step_id, "p1", {{"x:0", Tensor::FromVector<float>({x, 2 * x})}}, true};
     WireStepDone done = Step(*p, std::move(run));
     ASSERT_TRUE(done.status.ok()) << done.status.ToString();
-    EXPECT_EQ(done.step_id, 11);
+    EXPECT_EQ(done.step_id, step_id++);
     EXPECT_EQ(done.handle, "p1");
     ASSERT_EQ(done.fetched.size(), 1u);
     EXPECT_EQ(done.fetched[0].first, "y:0");
@@ -110,6 +111,23 @@ TEST_F(RuntimeActorsTest, RegisteredPartitionRunsStepsAndReturnsFetches) {
     for (const NodeExecStats& n : done.stats) saw_y = saw_y || n.node_name == "y";
     EXPECT_TRUE(saw_y) << "collect_stats asked for every node's stats";
   }
+}
+
+// A master that resends a step (after a lost connection) must not run it
+// twice: the partition answers the first delivery only.
+TEST_F(RuntimeActorsTest, StepDeliveredTwiceRunsOnce) {
+  auto p = Register(SquarePlusOne("p1"));
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  WireStepDone done = Step(*p, WireRunStep{21, "p1", {{"x:0", Tensor::Scalar<float>(2)}}, false});
+  ASSERT_TRUE(done.status.ok()) << done.status.ToString();
+  caf::scoped_actor self{*system_};
+  self->send(*p, WireRunStep{21, "p1", {{"x:0", Tensor::Scalar<float>(5)}}, false});
+  bool answered = false;
+  self->receive([&](WireStepDone&) { answered = true; }, caf::after(300ms) >> [] {});
+  EXPECT_FALSE(answered) << "step 21 ran a second time";
+  done = Step(*p, WireRunStep{22, "p1", {{"x:0", Tensor::Scalar<float>(5)}}, false});
+  ASSERT_TRUE(done.status.ok()) << done.status.ToString();
+  EXPECT_EQ(done.fetched[0].second.data<float>()[0], 26.0f);
 }
 
 // Inside a process the messages carry refcounted tensors: the fetched

@@ -1,0 +1,73 @@
+#include "actors/cluster_connect.h"
+
+#include <caf/io/all.hpp>
+#include <thread>
+
+namespace tact {
+namespace {
+
+// How long to wait between tries while a task is starting.
+constexpr auto kRetry = std::chrono::milliseconds(50);
+// A connected task answers describe at once.
+constexpr auto kDescribeTimeout = std::chrono::seconds(10);
+
+StatusOr<caf::actor> ConnectTask(caf::actor_system& system, const std::string& task,
+                                 const TaskAddress& address,
+                                 std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    caf::expected<caf::actor> a = system.middleman().remote_actor(address.host, address.port);
+    if (a) return std::move(*a);
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return errors::Unavailable("cannot reach task ", task, " at ", address.ToString(), ": ",
+                                 system.render(a.error()));
+    }
+    std::this_thread::sleep_for(kRetry);
+  }
+}
+
+StatusOr<WireTaskInfo> Describe(caf::actor_system& system, const caf::actor& task_actor,
+                                const std::string& task, const TaskAddress& address) {
+  caf::scoped_actor self{system};
+  StatusOr<WireTaskInfo> info = errors::Unavailable("task ", task, " did not answer");
+  self->request(task_actor, kDescribeTimeout, describe_atom::value)
+      .receive([&](WireTaskInfo& i) { info = std::move(i); },
+               [&](caf::error& e) {
+                 info = FromCafError(e).WithPrefix("task " + task + " at " + address.ToString() + ": ");
+               });
+  if (info.ok() && info->task != task) {
+    return errors::InvalidArgument("the process at ", address.ToString(), " is task ", info->task,
+                                   ", but the cluster spec gives that address to task ", task);
+  }
+  return info;
+}
+
+}  // namespace
+
+void UseNetworking(caf::actor_system_config& cfg) {
+  cfg.load<caf::io::middleman>();
+  // A peer silent for connection-timeout is dropped, which fails its
+  // steps (the master also pings on its own deadline).
+  cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::milliseconds(500)});
+  cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(5)});
+  // Deserialise on the broker's thread: a pool of middleman workers adds
+  // a hop to every message (../shared/notes/dependencies.md).
+  cfg.set("middleman.workers", size_t{0});
+}
+
+StatusOr<std::vector<DeviceEndpoint>> ConnectCluster(caf::actor_system& system,
+                                                     const ClusterSpec& cluster,
+                                                     std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::vector<DeviceEndpoint> endpoints;
+  for (const std::string& task : cluster.Tasks()) {
+    TACT_ASSIGN_OR_RETURN(TaskAddress address, cluster.Address(task));
+    TACT_ASSIGN_OR_RETURN(caf::actor actor, ConnectTask(system, task, address, deadline));
+    TACT_ASSIGN_OR_RETURN(WireTaskInfo info, Describe(system, actor, task, address));
+    for (const std::string& device : info.devices) {
+      endpoints.push_back(DeviceEndpoint{device, actor, task, info.incarnation});
+    }
+  }
+  return endpoints;
+}
+
+}  // namespace tact

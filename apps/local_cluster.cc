@@ -1,0 +1,115 @@
+#include "apps/local_cluster.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace tact::apps {
+
+StatusOr<uint16_t> FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return errors::Unavailable("socket: ", std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    const std::string why = std::strerror(errno);
+    close(fd);
+    return errors::Unavailable("no free loopback port: ", why);
+  }
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOptions& o) {
+  std::unique_ptr<LocalCluster> c(new LocalCluster());
+  char dir_template[] = "/tmp/tact_cluster_XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) {
+    return errors::Unavailable("cannot make a directory for the cluster: ", std::strerror(errno));
+  }
+  c->dir_ = dir_template;
+  for (const auto& [job, count] : o.jobs) {
+    for (int i = 0; i < count; ++i) {
+      TACT_ASSIGN_OR_RETURN(uint16_t port, FreeLoopbackPort());
+      c->spec_.jobs[job].push_back(TaskAddress{"127.0.0.1", port});
+    }
+  }
+  const std::string spec_path = c->dir_ + "/cluster.json";
+  std::ofstream(spec_path) << c->spec_.ToJson();
+  for (const auto& [job, tasks] : c->spec_.jobs) {
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      const std::string task = TaskName(job, static_cast<int>(i));
+      const std::string log = c->dir_ + "/" + job + "_" + std::to_string(i) + ".log";
+      std::vector<std::string> args = {o.binary, "worker", "--cluster", spec_path, "--job", job,
+                                       "--task", std::to_string(i), "--cpus",
+                                       std::to_string(o.cpus_per_task), "--threads",
+                                       std::to_string(o.threads_per_device)};
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      posix_spawn_file_actions_t files;
+      posix_spawn_file_actions_init(&files);
+      posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      posix_spawn_file_actions_adddup2(&files, 1, 2);
+      pid_t pid = 0;
+      const int rc = posix_spawn(&pid, o.binary.c_str(), &files, nullptr, argv.data(), environ);
+      posix_spawn_file_actions_destroy(&files);
+      if (rc != 0) {
+        return errors::Unavailable("cannot start task ", task, " (", o.binary, "): ", std::strerror(rc));
+      }
+      c->pids_[task] = pid;
+      c->logs_[task] = log;
+    }
+  }
+  return c;
+}
+
+LocalCluster::~LocalCluster() {
+  for (const auto& [task, pid] : pids_) kill(pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (const auto& [task, pid] : pids_) {
+    while (waitpid(pid, nullptr, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        kill(pid, SIGKILL);
+        waitpid(pid, nullptr, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+}
+
+Status LocalCluster::Signal(const std::string& task, int signal) {
+  auto it = pids_.find(task);
+  if (it == pids_.end()) return errors::NotFound("no task ", task, " in the local cluster");
+  if (kill(it->second, signal) != 0) return errors::Internal("kill ", task, ": ", std::strerror(errno));
+  return Status::OK();
+}
+
+std::string LocalCluster::Log(const std::string& task) const {
+  auto it = logs_.find(task);
+  if (it == logs_.end()) return "";
+  std::ifstream f(it->second);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace tact::apps

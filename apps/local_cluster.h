@@ -1,0 +1,57 @@
+// A cluster of `tact worker` child processes on free loopback ports: what
+// `tact train --ps P --workers W` starts when given no cluster, and what
+// the distributed tests run against (real processes, real sockets).
+//
+//   LocalClusterOptions o;
+//   o.binary = "/path/to/tact";
+//   o.jobs = {{"ps", 1}, {"worker", 2}};
+//   auto cluster = LocalCluster::Start(o);
+//   SessionOptions s;
+//   s.cluster = (*cluster)->spec();
+//
+// The destructor ends every child (SIGTERM, then SIGKILL) and reaps it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "actors/cluster_spec.h"
+
+namespace tact::apps {
+
+struct LocalClusterOptions {
+  std::string binary;                                     // the tact executable
+  std::map<std::string, int> jobs = {{"worker", 1}};     // job -> tasks
+  int cpus_per_task = 1;
+  int threads_per_device = 1;
+};
+
+class LocalCluster {
+ public:
+  static StatusOr<std::unique_ptr<LocalCluster>> Start(const LocalClusterOptions& options);
+  ~LocalCluster();
+
+  const ClusterSpec& spec() const { return spec_; }
+  // The directory with the spec (cluster.json) and each task's output
+  // (<job>_<index>.log).
+  const std::string& dir() const { return dir_; }
+  // Sends `signal` to a task's process ("/job:worker/replica:0/task:1").
+  Status Signal(const std::string& task, int signal);
+  // What a task's process printed so far.
+  std::string Log(const std::string& task) const;
+
+ private:
+  LocalCluster() = default;
+  ClusterSpec spec_;
+  std::string dir_;
+  std::map<std::string, pid_t> pids_;        // by task name
+  std::map<std::string, std::string> logs_;  // by task name
+};
+
+// A TCP port on 127.0.0.1 that nothing listens on right now.
+StatusOr<uint16_t> FreeLoopbackPort();
+
+}  // namespace tact::apps

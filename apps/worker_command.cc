@@ -1,0 +1,83 @@
+// `tact worker --cluster FILE --job J --task T [--cpus N] [--threads N]`:
+// one task of a cluster (actors/worker.h). Without --cluster the spec comes
+// from TF_CONFIG, and without --job/--task from the spec's "task". It
+// prints one line once it listens, then serves until SIGINT or SIGTERM.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+
+#include "actors/worker.h"
+#include "apps/commands.h"
+
+namespace tact::apps {
+namespace {
+
+struct WorkerFlags {
+  std::string cluster;
+  std::string job;
+  int task = -1;
+  int cpus = 1;
+  int threads = 2;
+  std::string bind;
+};
+
+StatusOr<WorkerOptions> ToOptions(const WorkerFlags& f) {
+  WorkerOptions o;
+  if (!f.cluster.empty()) {
+    TACT_ASSIGN_OR_RETURN(o.cluster, ClusterSpec::FromFile(f.cluster));
+  } else {
+    StatusOr<ClusterSpec> env = ClusterSpec::FromEnvironment();
+    if (!env.ok()) return errors::InvalidArgument("give --cluster FILE or set TF_CONFIG (", env.status().message(), ")");
+    o.cluster = std::move(env).value();
+  }
+  o.job = f.job.empty() ? o.cluster.task_type : f.job;
+  o.task = f.task < 0 ? o.cluster.task_index : f.task;
+  if (o.job.empty() || o.task < 0) {
+    return errors::InvalidArgument("which task is this? give --job and --task, or \"task\" in the spec");
+  }
+  if (f.cpus < 1 || f.threads < 1) return errors::InvalidArgument("--cpus and --threads must be at least 1");
+  o.device_count = {{"CPU", f.cpus}};
+  o.intra_op_threads = f.threads;
+  o.bind_host = f.bind;
+  return o;
+}
+
+int RunWorker(const WorkerFlags& flags) {
+  // Blocked before any thread starts, so that every thread inherits the
+  // mask and only sigwait below sees them.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  StatusOr<WorkerOptions> options = ToOptions(flags);
+  StatusOr<std::unique_ptr<Worker>> worker =
+      options.ok() ? Worker::Start(*options) : StatusOr<std::unique_ptr<Worker>>(options.status());
+  if (!worker.ok()) {
+    std::fprintf(stderr, "tact worker: %s\n", worker.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("tact worker %s listening on port %u, incarnation %llu\n", (*worker)->task().c_str(),
+              static_cast<unsigned>((*worker)->port()),
+              static_cast<unsigned long long>((*worker)->incarnation()));
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&stop, &sig);
+  return 0;
+}
+
+}  // namespace
+
+void AddWorkerCommand(CLI::App& app, std::function<int()>& run) {
+  auto flags = std::make_shared<WorkerFlags>();
+  CLI::App* cmd = app.add_subcommand("worker", "serve one task of a cluster");
+  cmd->add_option("--cluster", flags->cluster, "TF_CONFIG-style JSON file (default: $TF_CONFIG)");
+  cmd->add_option("--job", flags->job, "this task's job (default: the spec's task.type)");
+  cmd->add_option("--task", flags->task, "this task's index (default: the spec's task.index)");
+  cmd->add_option("--cpus", flags->cpus, "CPU devices to host");
+  cmd->add_option("--threads", flags->threads, "compute threads per device");
+  cmd->add_option("--bind", flags->bind, "interface to listen on (default: the task's host in the spec)");
+  cmd->callback([flags, &run] { run = [flags] { return RunWorker(*flags); }; });
+}
+
+}  // namespace tact::apps

@@ -1,0 +1,255 @@
+// Sessions on a cluster of real `tact worker` processes over loopback
+// (paper 3.3): tensors cross processes straight between tasks, variables
+// live on their task across Runs and sessions, a task killed in mid-step
+// fails that step naming it, and bad clusters are clear errors.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "actors/session.h"
+#include "apps/local_cluster.h"
+#include "graph/ops/all_ops.h"
+
+namespace tact {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Task(const std::string& job, int i) { return TaskName(job, i); }
+std::string Cpu0(const std::string& job, int i) { return Task(job, i) + "/device:CPU:0"; }
+
+std::unique_ptr<apps::LocalCluster> StartCluster(std::map<std::string, int> jobs) {
+  apps::LocalClusterOptions o;
+  o.binary = TACT_BINARY;
+  o.jobs = std::move(jobs);
+  auto cluster = apps::LocalCluster::Start(o);
+  EXPECT_TRUE(cluster.ok()) << cluster.status().ToString();
+  return cluster.ok() ? std::move(cluster).value() : nullptr;
+}
+
+std::unique_ptr<Session> Connect(const apps::LocalCluster& cluster, const GraphDef& graph,
+                                 SessionOptions o = {}) {
+  o.cluster = cluster.spec();
+  auto session = Session::Create(o);
+  EXPECT_TRUE(session.ok()) << session.status().ToString();
+  if (!session.ok()) return nullptr;
+  Status s = (*session)->Extend(graph);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return std::move(session).value();
+}
+
+Tensor Iota(const TensorShape& shape, float scale) {
+  Tensor t(DT_FLOAT, shape);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = scale * static_cast<float>(i % 13 - 6);
+  return t;
+}
+
+// Two layers on two worker processes; the input is fed and the output
+// fetched through the first device of the cluster (worker 0).
+GraphDef TwoLayersOnTwoTasks() {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  Scope l1 = s.WithDevice("/job:worker/task:1");
+  auto h = Relu(l1.WithOpName("h"), MatMul(l1, x, Const(l1, Iota({8, 16}, 0.25f))));
+  Scope l2 = s.WithDevice("/job:worker/task:0");
+  Tanh(l2.WithOpName("y"), MatMul(l2, h, Const(l2, Iota({16, 4}, 0.125f))));
+  return *s.ToGraphDef();
+}
+
+TEST(ClusterSessionTest, LayersOnTwoProcessesComputeWhatOneProcessComputes) {
+  auto cluster = StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  auto remote = Connect(*cluster, TwoLayersOnTwoTasks());
+  ASSERT_NE(remote, nullptr);
+  SessionOptions soft;
+  soft.allow_soft_placement = true;  // the pins name tasks this process is not
+  auto local = Session::Create(soft);
+  ASSERT_TRUE(local.ok());
+  ASSERT_TRUE((*local)->Extend(TwoLayersOnTwoTasks()).ok());
+  for (int step = 0; step < 3; ++step) {
+    const Tensor x = Iota({5, 8}, 0.5f + step);
+    RunMetadata md;
+    auto got = remote->Run({{"x", x}}, {"y", "h"}, {}, &md);
+    auto want = (*local)->Run({{"x", x}}, {"y", "h"}, {});
+    ASSERT_TRUE(got.ok()) << got.status().ToString() << "\n" << cluster->Log(Task("worker", 1));
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    ASSERT_EQ(got->size(), 2u);
+    EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0]));
+    EXPECT_TRUE((*got)[1].BitwiseEqual((*want)[1]));
+    std::set<std::string> devices;
+    for (const NodeExecStats& n : md.step_stats.nodes()) {
+      devices.insert(n.device);
+      if (n.node_name == "h") EXPECT_EQ(n.device, Cpu0("worker", 1));
+      if (n.node_name == "y") EXPECT_EQ(n.device, Cpu0("worker", 0));
+    }
+    EXPECT_EQ(devices, (std::set<std::string>{Cpu0("worker", 0), Cpu0("worker", 1)}));
+  }
+  EXPECT_TRUE(remote->Close().ok());
+}
+
+// A counter on the ps, incremented by a value computed on the worker: the
+// variable lives in the ps process across Runs, and across sessions.
+GraphDef CounterOnPs() {
+  Scope s = Scope::NewRootScope();
+  Scope ps = s.WithDevice("/job:ps/task:0");
+  auto v = Variable(ps.WithOpName("counter"), PartialTensorShape({2}), DT_FLOAT);
+  Assign(ps.WithOpName("init"), v, Const(ps, Tensor::FromVector<float>({0, 0})));
+  Scope w = s.WithDevice("/job:worker/task:0");
+  auto one = Add(w.WithOpName("one"), Const(w, Tensor::FromVector<float>({0.5f, 1.5f})), 0.5f);
+  AssignAdd(s.WithOpName("increment"), v, one);
+  Identity(ps.WithOpName("read"), v);
+  return *s.ToGraphDef();
+}
+
+TEST(ClusterSessionTest, VariablesLiveOnTheirTaskAcrossRunsAndSessions) {
+  auto cluster = StartCluster({{"ps", 1}, {"worker", 1}});
+  ASSERT_NE(cluster, nullptr);
+  {
+    auto session = Connect(*cluster, CounterOnPs());
+    ASSERT_NE(session, nullptr);
+    ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+    for (int i = 0; i < 50; ++i) {
+      auto r = session->Run({}, {}, {"increment"});
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+    }
+    RunMetadata md;
+    auto read = session->Run({}, {"read"}, {}, &md);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_EQ((*read)[0].data<float>()[0], 50.0f);
+    EXPECT_EQ((*read)[0].data<float>()[1], 100.0f);
+    for (const NodeExecStats& n : md.step_stats.nodes()) {
+      if (n.node_name == "read") EXPECT_EQ(n.device, Cpu0("ps", 0));
+    }
+  }
+  // A new client sees what the first one left on the ps.
+  auto again = Connect(*cluster, CounterOnPs());
+  ASSERT_NE(again, nullptr);
+  auto read = again->Run({}, {"read"}, {});
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ((*read)[0].data<float>()[1], 100.0f);
+}
+
+// Worker 1 multiplies 1024x1024 matrices for seconds; worker 0 waits for
+// its result. Killing worker 1 mid-step fails the step within the health
+// deadline, naming the task, and the session still runs what needs only
+// worker 0.
+GraphDef LongStepOnWorker1() {
+  Scope s = Scope::NewRootScope();
+  Scope w1 = s.WithDevice("/job:worker/task:1");
+  auto m = Const(w1, Iota({1024, 1024}, 1e-3f));
+  Output x = m;
+  for (int i = 0; i < 60; ++i) x = Tanh(w1, MatMul(w1, x, m));
+  Scope w0 = s.WithDevice("/job:worker/task:0");
+  Sum(w0.WithOpName("total"), x, Const(w0, Tensor::FromVector<int32_t>({0, 1})));
+  Const(w0.WithOpName("alone"), Tensor::Scalar<float>(3));
+  return *s.ToGraphDef();
+}
+
+TEST(ClusterSessionTest, KilledTaskFailsTheStepWithinTheDeadlineNamingIt) {
+  auto cluster = StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  SessionOptions o;
+  o.health_interval_ms = 200;
+  o.health_timeout_ms = 1000;
+  auto session = Connect(*cluster, LongStepOnWorker1(), o);
+  ASSERT_NE(session, nullptr);
+  Clock::time_point killed;
+  std::thread killer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    killed = Clock::now();
+    EXPECT_TRUE(cluster->Signal(Task("worker", 1), SIGKILL).ok());
+  });
+  auto r = session->Run({}, {"total"}, {});
+  const Clock::time_point returned = Clock::now();
+  killer.join();
+  ASSERT_FALSE(r.ok()) << "the step finished before the kill: make it longer";
+  EXPECT_EQ(r.status().code(), Code::kUnavailable) << r.status().ToString();
+  EXPECT_NE(r.status().message().find(Task("worker", 1)), std::string::npos) << r.status().ToString();
+  EXPECT_LT(returned - killed, std::chrono::milliseconds(o.health_timeout_ms + 500));
+  // The session is still usable for what worker 0 alone can run...
+  auto alone = session->Run({}, {"alone"}, {});
+  ASSERT_TRUE(alone.ok()) << alone.status().ToString();
+  EXPECT_EQ((*alone)[0].data<float>()[0], 3.0f);
+  // ...and what needs worker 1 fails at once, naming it.
+  auto again = session->Run({}, {"total"}, {});
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find(Task("worker", 1)), std::string::npos);
+}
+
+TEST(ClusterSessionTest, UnreachableTaskFailsCreateNamingIt) {
+  auto port = apps::FreeLoopbackPort();
+  ASSERT_TRUE(port.ok());
+  SessionOptions o;
+  o.cluster = ClusterSpec();
+  o.cluster->jobs["worker"] = {TaskAddress{"127.0.0.1", *port}};
+  o.connect_timeout_ms = 300;
+  auto session = Session::Create(o);
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), Code::kUnavailable);
+  EXPECT_NE(session.status().message().find("/job:worker/replica:0/task:0 at 127.0.0.1:" +
+                                            std::to_string(*port)),
+            std::string::npos)
+      << session.status().ToString();
+}
+
+// `tact worker` with a bad spec or a port in use exits 1 with the reason.
+class TactWorkerTest : public ::testing::Test {
+ protected:
+  int RunWorker(const std::string& args, std::string* err) {
+    const std::string errfile = dir_ + "/err.txt";
+    const int rc = std::system((std::string(TACT_BINARY) + " worker " + args + " > /dev/null 2> " + errfile).c_str());
+    std::ifstream f(errfile);
+    err->assign(std::istreambuf_iterator<char>(f), {});
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  void SetUp() override {
+    char t[] = "/tmp/tact_worker_test_XXXXXX";
+    dir_ = mkdtemp(t);
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  std::string dir_;
+};
+
+TEST_F(TactWorkerTest, BadSpecAndPortInUseExitWithTheReason) {
+  std::string err;
+  const std::string bad = Write("bad.json", "{\"cluster\": {\"worker\": [\"127.0.0.1\"]}}");
+  EXPECT_EQ(RunWorker("--cluster " + bad + " --job worker --task 0", &err), 1);
+  EXPECT_NE(err.find(bad + ": cluster.worker[0]"), std::string::npos) << err;
+
+  // A port some other socket listens on.
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int port = ntohs(addr.sin_port);
+  const std::string busy =
+      Write("busy.json", "{\"cluster\": {\"worker\": [\"127.0.0.1:" + std::to_string(port) + "\"]}}");
+  EXPECT_EQ(RunWorker("--cluster " + busy + " --job worker --task 0", &err), 1);
+  close(fd);
+  EXPECT_NE(err.find("task /job:worker/replica:0/task:0 cannot listen on 127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << err;
+
+  EXPECT_EQ(RunWorker("--cluster " + busy + " --job ps --task 0", &err), 1);
+  EXPECT_NE(err.find("task /job:ps/replica:0/task:0 is not in the cluster"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace tact
