@@ -19,24 +19,90 @@ struct PairKey {
   bool operator==(const PairKey& o) const {
     return src == o.src && port == o.port && dst_device == o.dst_device;
   }
-};
-struct PairKeyHash {
-  size_t operator()(const PairKey& k) const {
-    return (static_cast<size_t>(k.src) * 1000003u + static_cast<size_t>(k.port + 1)) * 8191u +
-           static_cast<size_t>(k.dst_device);
+  size_t Hash() const {
+    return (static_cast<size_t>(src) * 1000003u + static_cast<size_t>(port + 1)) * 8191u +
+           static_cast<size_t>(dst_device);
   }
 };
 
-// The receiving end of one pair: what consumers name as their input, and
-// where the _Recv's NodeDef is, for the scheduling pass.
-struct RecvEnd {
-  std::string input;  // "<recv>" or "<expand>" (its output 0)
-  int recv_index;     // in the destination partition's nodes
-  int need = 0;       // earliest ALAP level among its consumers
+// One Send/Recv pair. Its receiving end is named by where its NodeDefs sit
+// in the destination partition, not by a copy of their names: a pair is
+// made for most cut edges of a large graph, and every string it owned was
+// one more allocation and free inside Partition().
+struct Pair {
+  PairKey key;
+  int recv_index;   // the _Recv, in the destination partition's nodes
+  int input_index;  // what consumers read: the _Recv, or the _ExpandFromUpper16
+  int need = 0;     // earliest ALAP level among its consumers
 };
 
+// The pairs by key: open addressing over indices into a vector, sized once
+// for every crossing edge. std::unordered_map allocated a node per pair.
+class PairTable {
+ public:
+  void Reserve(size_t n) {
+    size_t slots = 16;
+    while (slots < 2 * n) slots *= 2;
+    slots_.assign(slots, -1);
+    pairs_.reserve(n);
+  }
+  // The pair of `key`, or nullptr.
+  Pair* Find(const PairKey& key) {
+    for (size_t i = Slot(key);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i] < 0) return nullptr;
+      if (pairs_[slots_[i]].key == key) return &pairs_[slots_[i]];
+    }
+  }
+  // Adds a pair whose key is not in the table yet.
+  Pair& Add(const Pair& pair) {
+    if (2 * (pairs_.size() + 1) > slots_.size()) Grow();
+    size_t i = Slot(pair.key);
+    while (slots_[i] >= 0) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = static_cast<int>(pairs_.size());
+    pairs_.push_back(pair);
+    return pairs_.back();
+  }
+  // In creation order.
+  std::vector<Pair>& pairs() { return pairs_; }
+
+ private:
+  size_t Slot(const PairKey& key) const {
+    return (key.Hash() * 0x9E3779B97F4A7C15ull >> 20) & (slots_.size() - 1);
+  }
+  void Grow() {
+    slots_.assign(std::max<size_t>(16, 2 * slots_.size()), -1);
+    for (size_t p = 0; p < pairs_.size(); ++p) {
+      size_t i = Slot(pairs_[p].key);
+      while (slots_[i] >= 0) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = static_cast<int>(p);
+    }
+  }
+  std::vector<int> slots_;  // index into pairs_, or -1
+  std::vector<Pair> pairs_;
+};
+
+// "<src>" for output 0, "<src>:<port>" otherwise, appended to `out`.
+void AppendTensor(const Node* src, int port, std::string* out) {
+  out->append(src->name());
+  if (port != 0) {
+    out->push_back(':');
+    out->append(std::to_string(port));
+  }
+}
+
 std::string TensorString(const Node* src, int port) {
-  return port == 0 ? src->name() : src->name() + ":" + std::to_string(port);
+  std::string s;
+  s.reserve(src->name().size() + 4);
+  AppendTensor(src, port, &s);
+  return s;
+}
+
+// a + b + c in one allocation (operator+ chains reallocate on the way).
+std::string Concat(const std::string& a, const char* b, const std::string& c) {
+  std::string s;
+  s.reserve(a.size() + std::char_traits<char>::length(b) + c.size());
+  s.append(a).append(b).append(c);
+  return s;
 }
 
 class Partitioner {
@@ -50,10 +116,13 @@ class Partitioner {
   // Device indices of every node, and room reserved for what each
   // partition will hold (big vectors that grow by doubling cost copies).
   Status AssignDeviceIndices();
-  // The input string a consumer on `dst_device` uses for src:port
+  // The index of a full device name, added if new. Graphs are placed on a
+  // few devices: a scan of those beats hashing a 40-character name per node.
+  int DeviceIndex(const std::string& name);
+  // Sets `*input` to what a consumer on `dst_device` uses for src:port
   // (kControlPort: the "^..." control input), creating the pair on first use.
-  StatusOr<std::string> CrossInput(const Edge* e, int dst_device);
-  RecvEnd& MakePair(const Node* src, int port, int dst_device);
+  Status CrossInput(const Edge* e, int dst_device, std::string* input);
+  Pair& MakePair(const Node* src, int port, int dst_device);
   // What pair number `k` sends, with the nodes that make it on the source
   // device (a control edge's dummy, a lossy tensor's truncation).
   struct Payload {
@@ -73,29 +142,51 @@ class Partitioner {
     parts_[device].nodes.push_back(std::move(def));
     return parts_[device].nodes.back();
   }
-  // The attrs a pair's _Send and _Recv share.
-  AttrMap EndpointAttrs(int k, const std::string& tensor, int src_device, int dst_device) const;
+  // The attrs of a pair's _Send (`type_attr` "T") or _Recv ("tensor_type"),
+  // built in key order so that every insert lands at the end of the map.
+  AttrMap EndpointAttrs(const std::string& tensor_name, int src_device, int dst_device,
+                        const char* type_attr, DataType type) const;
   Status ScheduleRecvs();
 
   const Graph& graph_;
   const PartitionOptions& options_;
   std::vector<std::string> devices_;  // index -> full name
+  std::unordered_map<std::string, int> device_index_;  // once devices_ is long
   std::vector<int> device_of_;        // node id -> index
   std::vector<GraphDef> parts_;       // by device index
   bool names_may_collide_ = false;    // some node name contains "/_"
-  std::unordered_map<PairKey, RecvEnd, PairKeyHash> pairs_;
-  std::vector<std::pair<PairKey, RecvEnd*>> pair_list_;  // in creation order
-  // Every crossing edge as (its pair, the consumer's id), for the
+  PairTable pairs_;
+  // Every crossing edge as (its pair's index, the consumer's id), for the
   // scheduling pass: no second walk over the graph's edges.
-  std::vector<std::pair<RecvEnd*, int>> consumers_;
+  std::vector<std::pair<int, int>> consumers_;
   // (src id << 32 | port) -> its _TruncateToUpper16 node's name.
   std::unordered_map<uint64_t, std::string> truncated_;
   PartitionResult result_;
 };
 
+int Partitioner::DeviceIndex(const std::string& name) {
+  constexpr size_t kScanned = 16;
+  if (devices_.size() <= kScanned) {
+    for (size_t d = 0; d < devices_.size(); ++d) {
+      if (devices_[d] == name) return static_cast<int>(d);
+    }
+  } else {
+    auto it = device_index_.find(name);
+    if (it != device_index_.end()) return it->second;
+  }
+  const int d = static_cast<int>(devices_.size());
+  devices_.push_back(name);
+  if (devices_.size() == kScanned + 1) {
+    for (int i = 0; i <= d; ++i) device_index_.emplace(devices_[i], i);
+  } else if (devices_.size() > kScanned) {
+    device_index_.emplace(name, d);
+  }
+  return d;
+}
+
 Status Partitioner::AssignDeviceIndices() {
-  std::unordered_map<std::string, int> index;
   device_of_.assign(graph_.num_node_ids(), -1);
+  int last = -1;
   for (int id = 0; id < graph_.num_node_ids(); ++id) {
     const Node* n = graph_.node(id);
     if (n == nullptr) continue;
@@ -104,14 +195,12 @@ Status Partitioner::AssignDeviceIndices() {
                                      "has no assigned device; place the graph before "
                                      "partitioning it");
     }
-    // A lookup before any insert: emplace would build (allocate) a map node
-    // for every one of the graph's nodes, to throw all but a few away.
-    auto it = index.find(n->assigned_device());
-    if (it == index.end()) {
-      it = index.emplace(n->assigned_device(), static_cast<int>(devices_.size())).first;
-      devices_.push_back(n->assigned_device());
+    // Neighbours by id usually share a device: compare with the last one
+    // before looking further.
+    if (last < 0 || n->assigned_device() != devices_[last]) {
+      last = DeviceIndex(n->assigned_device());
     }
-    device_of_[id] = it->second;
+    device_of_[id] = last;
     names_may_collide_ = names_may_collide_ || n->name().find("/_") != std::string::npos;
   }
   // Each crossing edge adds at most a Send (and a truncation or a dummy)
@@ -133,7 +222,7 @@ Status Partitioner::AssignDeviceIndices() {
   }
   parts_.resize(devices_.size());
   for (size_t d = 0; d < parts_.size(); ++d) parts_[d].nodes.reserve(size[d]);
-  pairs_.reserve(crossing);
+  pairs_.Reserve(crossing);
   return Status::OK();
 }
 
@@ -148,16 +237,23 @@ std::string Partitioner::FreeName(std::string name) const {
   return name;
 }
 
-AttrMap Partitioner::EndpointAttrs(int k, const std::string& tensor, int src_device,
-                                   int dst_device) const {
-  AttrMap a;
+AttrMap Partitioner::EndpointAttrs(const std::string& tensor_name, int src_device,
+                                   int dst_device, const char* type_attr, DataType type) const {
   auto inc = options_.incarnations.find(devices_[src_device]);
   const uint64_t incarnation = inc == options_.incarnations.end() ? 0 : inc->second;
-  a["tensor_name"] = AttrValue::String("edge_" + std::to_string(k) + "_" + tensor);
-  a["send_device"] = AttrValue::String(devices_[src_device]);
-  a["send_device_incarnation"] = AttrValue::Int(static_cast<int64_t>(incarnation));
-  a["recv_device"] = AttrValue::String(devices_[dst_device]);
-  a["client_terminated"] = AttrValue::Bool(false);
+  // Keys in increasing order ("T" < "client_terminated" < ... < "tensor_name"
+  // < "tensor_type"), each inserted at the end: no comparisons, no rebalancing
+  // walk, and no second map to copy from.
+  const bool type_first = type_attr[0] == 'T';
+  AttrMap a;
+  if (type_first) a.emplace_hint(a.end(), type_attr, AttrValue::Type(type));
+  a.emplace_hint(a.end(), "client_terminated", AttrValue::Bool(false));
+  a.emplace_hint(a.end(), "recv_device", AttrValue::String(devices_[dst_device]));
+  a.emplace_hint(a.end(), "send_device", AttrValue::String(devices_[src_device]));
+  a.emplace_hint(a.end(), "send_device_incarnation",
+                 AttrValue::Int(static_cast<int64_t>(incarnation)));
+  a.emplace_hint(a.end(), "tensor_name", AttrValue::String(tensor_name));
+  if (!type_first) a.emplace_hint(a.end(), type_attr, AttrValue::Type(type));
   return a;
 }
 
@@ -206,48 +302,45 @@ Partitioner::Payload Partitioner::MakePayload(const Node* src, int port, int dst
   return p;
 }
 
-RecvEnd& Partitioner::MakePair(const Node* src, int port, int dst_device) {
+Pair& Partitioner::MakePair(const Node* src, int port, int dst_device) {
   const int k = result_.send_recv_pairs++;
   const int src_device = device_of_[src->id()];
   const Payload p = MakePayload(src, port, dst_device, std::to_string(k));
-  AttrMap attrs = EndpointAttrs(k, p.tensor, src_device, dst_device);
+  std::string tensor_name = "edge_";
+  tensor_name.reserve(tensor_name.size() + 12 + p.tensor.size());
+  tensor_name.append(std::to_string(k)).append("_").append(p.tensor);
 
   NodeDef send;
-  send.name = FreeName(src->name() + "/_send_" + p.suffix);
+  send.name = FreeName(Concat(src->name(), "/_send_", p.suffix));
   send.op = "_Send";
   send.device = devices_[src_device];
-  send.inputs = {p.input};
-  send.attrs = attrs;
-  send.attrs["T"] = AttrValue::Type(p.type);
+  send.inputs.push_back(p.input);
+  send.attrs = EndpointAttrs(tensor_name, src_device, dst_device, "T", p.type);
   Append(src_device, std::move(send));
 
   NodeDef recv;
-  recv.name = FreeName(src->name() + "/_recv_" + p.suffix);
+  recv.name = FreeName(Concat(src->name(), "/_recv_", p.suffix));
   recv.op = "_Recv";
   recv.device = devices_[dst_device];
-  recv.attrs = std::move(attrs);
-  recv.attrs["tensor_type"] = AttrValue::Type(p.type);
-  RecvEnd end;
-  end.input = recv.name;
-  end.recv_index = static_cast<int>(parts_[dst_device].nodes.size());
-  Append(dst_device, std::move(recv));
+  recv.attrs = EndpointAttrs(tensor_name, src_device, dst_device, "tensor_type", p.type);
+  Pair pair;
+  pair.key = PairKey{src->id(), port, dst_device};
+  pair.recv_index = static_cast<int>(parts_[dst_device].nodes.size());
+  pair.input_index = pair.recv_index;
+  const NodeDef& appended = Append(dst_device, std::move(recv));
   if (p.lossy) {
     NodeDef x;
-    x.name = FreeName(src->name() + "/_expand16_" + p.suffix);
+    x.name = FreeName(Concat(src->name(), "/_expand16_", p.suffix));
     x.op = "_ExpandFromUpper16";
     x.device = devices_[dst_device];
-    x.inputs = {end.input};
-    end.input = x.name;
+    x.inputs.push_back(appended.name);
+    pair.input_index = static_cast<int>(parts_[dst_device].nodes.size());
     Append(dst_device, std::move(x));
   }
-  if (port == kControlPort) end.input = "^" + end.input;
-  const PairKey key{src->id(), port, dst_device};
-  RecvEnd& stored = pairs_.emplace(key, std::move(end)).first->second;
-  pair_list_.emplace_back(key, &stored);
-  return stored;
+  return pairs_.Add(pair);
 }
 
-StatusOr<std::string> Partitioner::CrossInput(const Edge* e, int dst_device) {
+Status Partitioner::CrossInput(const Edge* e, int dst_device, std::string* input) {
   const int port = e->IsControlEdge() ? kControlPort : e->src_output;
   if (port != kControlPort && IsRefType(e->dst->input_type(e->dst_input))) {
     return errors::InvalidArgument(
@@ -256,10 +349,18 @@ StatusOr<std::string> Partitioner::CrossInput(const Edge* e, int dst_device) {
         ") across devices, from ", e->src->assigned_device(), " to ", e->dst->assigned_device(),
         "; a Variable and the ops that update it must be placed together");
   }
-  auto it = pairs_.find(PairKey{e->src->id(), port, dst_device});
-  RecvEnd& end = it != pairs_.end() ? it->second : MakePair(e->src, port, dst_device);
-  if (options_.schedule_recvs) consumers_.emplace_back(&end, e->dst->id());
-  return end.input;
+  Pair* pair = pairs_.Find(PairKey{e->src->id(), port, dst_device});
+  if (pair == nullptr) pair = &MakePair(e->src, port, dst_device);
+  if (options_.schedule_recvs) {
+    consumers_.emplace_back(static_cast<int>(pair - pairs_.pairs().data()), e->dst->id());
+  }
+  const std::string& name = parts_[dst_device].nodes[pair->input_index].name;
+  if (port == kControlPort) {
+    input->reserve(name.size() + 1);
+    input->push_back('^');
+  }
+  input->append(name);
+  return Status::OK();
 }
 
 Status Partitioner::ScheduleRecvs() {
@@ -267,15 +368,17 @@ Status Partitioner::ScheduleRecvs() {
   TACT_ASSIGN_OR_RETURN(RecvSchedule schedule,
                         RecvSchedule::Compute(graph_, device_of_, num_devices));
   // need: the earliest ALAP level among each pair's consumers.
-  for (auto& [key, end] : pair_list_) end->need = schedule.depth() + 1;
-  for (auto& [end, consumer] : consumers_) {
-    end->need = std::min(end->need, schedule.alap(consumer));
+  std::vector<Pair>& pairs = pairs_.pairs();
+  for (Pair& pair : pairs) pair.need = schedule.depth() + 1;
+  for (auto& [pair, consumer] : consumers_) {
+    pairs[pair].need = std::min(pairs[pair].need, schedule.alap(consumer));
   }
-  for (auto& [key, end] : pair_list_) {
-    const int gate = schedule.Gate(key.dst_device, end->need, options_.recv_lead_levels,
+  for (const Pair& pair : pairs) {
+    const PairKey& key = pair.key;
+    const int gate = schedule.Gate(key.dst_device, pair.need, options_.recv_lead_levels,
                                    schedule.asap(key.src));
     if (gate < 0) continue;
-    NodeDef& recv = parts_[key.dst_device].nodes[end->recv_index];
+    NodeDef& recv = parts_[key.dst_device].nodes[pair.recv_index];
     recv.inputs.push_back("^" + graph_.node(gate)->name());
     ++result_.scheduled_recvs;
   }
@@ -295,23 +398,22 @@ StatusOr<PartitionResult> Partitioner::Run() {
     nd.attrs = n->attrs();
     nd.inputs.reserve(n->in_edges().size());
     nd.inputs.resize(n->num_inputs());
-    std::vector<std::string> control;
+    // Data inputs by port, then control inputs in edge order; pairs are
+    // numbered in edge order.
     for (const Edge* e : n->in_edges()) {
-      std::string input;
+      const bool control = e->IsControlEdge();
+      std::string* input = control ? &nd.inputs.emplace_back() : &nd.inputs[e->dst_input];
       if (device_of_[e->src->id()] != d) {
-        TACT_ASSIGN_OR_RETURN(input, CrossInput(e, d));
-      } else if (e->IsControlEdge()) {
-        input = "^" + e->src->name();
+        TACT_RETURN_IF_ERROR(CrossInput(e, d, input));
+      } else if (control) {
+        input->reserve(e->src->name().size() + 1);
+        input->push_back('^');
+        input->append(e->src->name());
       } else {
-        input = TensorString(e->src, e->src_output);
-      }
-      if (e->IsControlEdge()) {
-        control.push_back(std::move(input));
-      } else {
-        nd.inputs[e->dst_input] = std::move(input);
+        input->reserve(e->src->name().size() + 4);
+        AppendTensor(e->src, e->src_output, input);
       }
     }
-    for (std::string& c : control) nd.inputs.push_back(std::move(c));
     Append(d, std::move(nd));
   }
   if (options_.schedule_recvs) TACT_RETURN_IF_ERROR(ScheduleRecvs());

@@ -16,27 +16,20 @@ namespace tact {
 namespace {
 
 // Bytes crossing devices, once per (tensor, receiving device): what the
-// partitioner's one Recv per pair (paper Figure 4) will move.
-int64_t BytesAcrossDevices(const Graph& graph, const CostModel& cost,
-                           const std::vector<int>& device_of, int words) {
+// partitioner's one Recv per pair (paper Figure 4) will move. From what the
+// simulation recorded of every node (its data inputs, its outputs' sizes),
+// so this is a walk over flat arrays, not over the graph again.
+int64_t BytesAcrossDevices(const std::vector<Node*>& order, const Simulation& sim, int words) {
+  std::vector<uint64_t> sent(size_t(sim.num_ports()) * words, 0);  // by port: devices it goes to
   int64_t total = 0;
-  std::vector<uint64_t> sent;  // by port: the devices it goes to
-  for (int id = 0; id < graph.num_node_ids(); ++id) {
-    const Node* n = graph.node(id);
-    if (n == nullptr) continue;
-    bool any = false;
-    for (const Edge* e : n->out_edges()) {
-      const int dst = device_of[e->dst->id()];
-      if (e->IsControlEdge() || dst == device_of[id]) continue;
-      if (!any) sent.assign(size_t(n->num_outputs()) * words, 0);
-      any = true;
-      device_set::Add(&sent[size_t(e->src_output) * words], dst);
-    }
-    if (!any) continue;
-    for (int port = 0; port < n->num_outputs(); ++port) {
-      int receivers = 0;
-      for (int w = 0; w < words; ++w) receivers += __builtin_popcountll(sent[size_t(port) * words + w]);
-      if (receivers > 0) total += receivers * cost.OutputBytes(*n, port);
+  for (const Node* n : order) {
+    const int dst = sim.device_of(n->id());
+    for (auto* in = sim.data_inputs_begin(n->id()); in != sim.data_inputs_end(n->id()); ++in) {
+      if (sim.device_of(in->src) == dst) continue;
+      uint64_t* set = &sent[size_t(sim.port_index(in->src, in->port)) * words];
+      if (device_set::Contains(set, dst)) continue;
+      device_set::Add(set, dst);
+      total += sim.output_bytes(in->src, in->port);
     }
   }
   return total;
@@ -118,18 +111,15 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
     }
   }
 
-  std::vector<int> device_of(graph->num_node_ids(), -1);
-  for (const Node* node : order) device_of[node->id()] = sim.device_of(node->id());
-
   PlacementReport report;
   report.makespan_seconds = sim.makespan();
   report.soft_placed_nodes = std::move(groups.soft_placed_nodes);
   std::vector<int> count(devices.size(), 0);
-  for (const Node* node : order) ++count[device_of[node->id()]];
+  for (const Node* node : order) ++count[sim.device_of(node->id())];
   for (int d = 0; d < devices.size(); ++d) report.nodes_per_device[devices.name(d)] = count[d];
-  report.bytes_across_devices = BytesAcrossDevices(*graph, *cost, device_of, devices.words());
+  report.bytes_across_devices = BytesAcrossDevices(order, sim, devices.words());
   // Only now, with nothing left that can fail: on error nothing is assigned.
-  for (Node* node : order) node->set_assigned_device(devices.name(device_of[node->id()]));
+  for (Node* node : order) node->set_assigned_device(devices.name(sim.device_of(node->id())));
   return report;
 }
 

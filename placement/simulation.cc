@@ -13,7 +13,12 @@ Simulation::Simulation(const Graph& graph, const CostModel& cost, const DeviceLi
       device_free_(num_devices_, 0),
       finish_(graph.num_node_ids(), 0),
       device_(graph.num_node_ids(), -1),
+      first_port_(graph.num_node_ids(), 0),
+      first_input_(graph.num_node_ids(), 0),
+      num_inputs_(graph.num_node_ids(), 0),
       exec_by_type_(devices.types().size(), -1) {
+  port_bytes_.reserve(graph.num_nodes() + graph.num_nodes() / 8);
+  data_inputs_.reserve(graph.num_edges());
   // The cost model's names are strings; ask once per pair, not per edge.
   for (int s = 0; s < num_devices_; ++s) {
     for (int d = 0; d < num_devices_; ++d) {
@@ -28,14 +33,22 @@ Simulation::Simulation(const Graph& graph, const CostModel& cost, const DeviceLi
 
 void Simulation::Prepare(const Node& node) {
   node_ = &node;
+  const int id = node.id();
+  first_port_[id] = static_cast<int>(port_bytes_.size());
+  for (int port = 0; port < node.num_outputs(); ++port) {
+    port_bytes_.push_back(cost_.OutputBytes(node, port));
+  }
+  first_input_[id] = static_cast<int>(data_inputs_.size());
   inputs_.clear();
   for (const Edge* e : node.in_edges()) {
     const int src = e->src->id();
+    if (!e->IsControlEdge()) data_inputs_.push_back(DataInput{src, e->src_output});
     if (device_[src] < 0) continue;  // a back edge: not simulated yet
     const double bytes =
-        e->IsControlEdge() ? 0 : static_cast<double>(cost_.OutputBytes(*e->src, e->src_output));
+        e->IsControlEdge() ? 0 : static_cast<double>(output_bytes(src, e->src_output));
     inputs_.push_back(Input{device_[src], finish_[src], bytes});
   }
+  num_inputs_[id] = static_cast<int>(data_inputs_.size()) - first_input_[id];
   std::fill(exec_by_type_.begin(), exec_by_type_.end(), -1);
 }
 

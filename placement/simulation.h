@@ -38,6 +38,31 @@ class Simulation {
   int device_of(int node_id) const { return device_[node_id]; }
   double makespan() const { return makespan_; }
 
+  // What Prepare recorded of a node, for the placer's report without a
+  // second walk over the graph's edges and shapes (a cache miss or two per
+  // edge on a large graph). Valid once the node has been prepared:
+  // the cost model's OutputBytes of each of its outputs, asked once per
+  // output rather than once per consumer,
+  int64_t output_bytes(int node_id, int port) const {
+    return port_bytes_[first_port_[node_id] + port];
+  }
+  // and its data inputs as (source id, source port), in edge order,
+  // including those from nodes not simulated yet.
+  struct DataInput {
+    int src;
+    int port;
+  };
+  const DataInput* data_inputs_begin(int node_id) const {
+    return data_inputs_.data() + first_input_[node_id];
+  }
+  const DataInput* data_inputs_end(int node_id) const {
+    return data_inputs_.data() + first_input_[node_id] + num_inputs_[node_id];
+  }
+  // Index of (node, port) among every output of prepared nodes: dense, for
+  // per-tensor arrays. num_ports() is one past the largest.
+  int port_index(int node_id, int port) const { return first_port_[node_id] + port; }
+  int num_ports() const { return static_cast<int>(port_bytes_.size()); }
+
  private:
   struct Input {
     int device;
@@ -52,6 +77,11 @@ class Simulation {
   std::vector<double> device_free_;
   std::vector<double> finish_;  // by node id
   std::vector<int> device_;     // by node id
+  std::vector<int> first_port_;     // by node id: index of its output 0 in port_bytes_
+  std::vector<int64_t> port_bytes_;
+  std::vector<int> first_input_;    // by node id: its first entry in data_inputs_
+  std::vector<int> num_inputs_;     // by node id
+  std::vector<DataInput> data_inputs_;
   double makespan_ = 0;
 
   // The prepared node.
