@@ -20,8 +20,16 @@ namespace {
 
 struct TrainFlags {
   TrainOptions options;
+  std::string mode = "sync";
   bool json = false;
 };
+
+// The running executable, which a local cluster's tasks run as `tact worker`.
+std::string SelfPath() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "tact";
+}
 
 // "\r step 120/600 [=====>     ] loss 0.4123  5321 img/s  ETA 0:09" on stderr.
 void PrintProgress(const TrainProgress& p) {
@@ -40,6 +48,14 @@ void PrintProgress(const TrainProgress& p) {
 
 int RunTrain(TrainFlags flags) {
   TrainOptions& opt = flags.options;
+  // Checked here, not by CLI11, whose validation errors exit 105.
+  if (flags.mode != "sync" && flags.mode != "async") {
+    std::fprintf(stderr, "tact train: --mode must be sync or async, not '%s'\n", flags.mode.c_str());
+    return 1;
+  }
+  opt.sync = flags.mode == "sync";
+  if (opt.workers > 0 && opt.ps < 1) opt.ps = 1;
+  opt.worker_binary = SelfPath();
   if (isatty(STDERR_FILENO)) opt.on_step = PrintProgress;
   opt.on_epoch = [](int epoch, double accuracy) {
     std::printf("epoch %d: test accuracy %.4f\n", epoch + 1, accuracy);
@@ -58,6 +74,7 @@ int RunTrain(TrainFlags flags) {
                         {"epochs", opt.epochs},
                         {"steps", r->steps},
                         {"batch", opt.batch},
+                        {"optimizer", opt.optimizer},
                         {"learning_rate", opt.learning_rate},
                         {"seed", opt.seed},
                         {"threads", opt.intra_op_threads},
@@ -66,6 +83,11 @@ int RunTrain(TrainFlags flags) {
                         {"images_per_sec", r->images_per_sec},
                         {"parameters", r->parameters},
                         {"variables_fingerprint", r->variables_fingerprint}};
+    if (opt.workers > 0 || !opt.cluster_file.empty()) {
+      j["ps"] = opt.ps;
+      j["workers"] = opt.workers;
+      j["mode"] = flags.mode;
+    }
     std::printf("%s\n", j.dump().c_str());
   }
   return 0;
@@ -81,7 +103,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--data", o.data_dir, "directory of the gzip IDX files");
   cmd->add_option("--epochs", o.epochs, "passes over the training set");
   cmd->add_option("--batch", o.batch, "images per step");
-  cmd->add_option("--lr", o.learning_rate, "Adam's learning rate");
+  cmd->add_option("--optimizer", o.optimizer, "adam, sgd or momentum");
+  cmd->add_option("--lr", o.learning_rate, "the optimizer's learning rate");
   cmd->add_option("--seed", o.seed, "initial values, shuffling and dropout");
   cmd->add_option("--threads", o.intra_op_threads, "threads of each device's compute pool");
   cmd->add_option("--devices", o.devices, "CPU devices to place the graph on");
@@ -90,6 +113,11 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--test-limit", o.test_limit, "use only the first N test images");
   cmd->add_flag("--check-numerics", o.check_numerics,
                 "fail a step with a NaN or Inf gradient before any variable changes");
+  cmd->add_option("--ps", o.ps, "parameter-server tasks of a local cluster (with --workers)");
+  cmd->add_option("--workers", o.workers,
+                  "train data-parallel on a local cluster of this many worker tasks");
+  cmd->add_option("--mode", flags->mode, "sync (averaged gradients) or async (updates per replica)");
+  cmd->add_option("--cluster", o.cluster_file, "train on this existing cluster (TF_CONFIG-style JSON)");
   cmd->add_flag("--json", flags->json, "print one JSON line at the end");
   cmd->callback([flags, &run] { run = [flags] { return RunTrain(*flags); }; });
 }

@@ -15,6 +15,7 @@
 
 #include "apps/trainer.h"
 #include "graph/graph_def.h"
+#include "graph/nn/optimizers.h"
 #include "graph/nn/variables.h"
 
 namespace tact::apps {
@@ -29,8 +30,23 @@ struct TrainGraph {
   int64_t parameters = 0;
 };
 
-// Reads opt.model (an unknown one is InvalidArgument), seed, learning_rate
-// and check_numerics.
+// Reads opt.model (an unknown one is InvalidArgument), seed, optimizer,
+// learning_rate and check_numerics.
 StatusOr<TrainGraph> BuildTrainGraph(const TrainOptions& opt);
+
+// The parts every training graph has: the placeholders, the model of
+// opt.model with its loss and accuracy, and the gradients of the loss.
+struct ModelGraph {
+  Output images, labels, training;
+  Output loss, correct;
+  std::vector<Output> vars, grads;  // trainable variables and their gradients
+};
+StatusOr<ModelGraph> BuildModelGraph(const Scope& scope, const TrainOptions& opt);
+
+// opt.optimizer at opt.learning_rate (momentum: 0.9).
+StatusOr<Optimizer> TrainOptimizer(const TrainOptions& opt);
+
+// An Identity reading each variable of the scope's graph (build it last).
+std::vector<std::pair<VariableInfo, std::string>> VariableReads(const Scope& scope);
 
 }  // namespace tact::apps

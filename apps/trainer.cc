@@ -3,9 +3,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "actors/session.h"
 #include "apps/idx.h"
+#include "apps/local_cluster.h"
+#include "apps/replicated_graph.h"
 #include "apps/train_graph.h"
 #include "graph/gradients/gradients.h"
 #include "graph/nn/layers.h"
@@ -35,14 +39,20 @@ class Fingerprint {
   uint64_t h_ = 0xcbf29ce484222325ull;
 };
 
-StatusOr<std::string> VariablesFingerprint(Session& session, const TrainGraph& g) {
+StatusOr<std::vector<std::pair<std::string, Tensor>>> ReadVariables(Session& session,
+                                                                    const ReplicatedTrainGraph& g) {
   std::vector<std::string> fetches;
   for (const auto& [info, value] : g.variables) fetches.push_back(value);
   TACT_ASSIGN_OR_RETURN(std::vector<Tensor> values, session.Run({}, fetches, {}));
+  std::vector<std::pair<std::string, Tensor>> named;
+  for (size_t i = 0; i < values.size(); ++i) named.emplace_back(g.variables[i].first.name, values[i]);
+  return named;
+}
+
+std::string VariablesFingerprint(const std::vector<std::pair<std::string, Tensor>>& variables) {
   Fingerprint fp;
-  for (size_t i = 0; i < values.size(); ++i) {
-    const Tensor& t = values[i];
-    fp.Add(g.variables[i].first.name);
+  for (const auto& [name, t] : variables) {
+    fp.Add(name);
     fp.Add(static_cast<int64_t>(t.dtype()));
     for (int d = 0; d < t.dims(); ++d) fp.Add(t.dim_size(d));
     fp.Add(t.raw_data(), t.TotalBytes());
@@ -50,34 +60,148 @@ StatusOr<std::string> VariablesFingerprint(Session& session, const TrainGraph& g
   return fp.Hex();
 }
 
-// The first `n` rows of `t` (a copy).
-Tensor FirstRows(const Tensor& t, int64_t n) {
+// Rows [begin, begin + n) of `t` (a copy).
+Tensor Rows(const Tensor& t, int64_t begin, int64_t n) {
   TensorShape shape = t.shape();
   const size_t row_bytes = t.TotalBytes() / static_cast<size_t>(t.dim_size(0));
   shape.set_dim(0, n);
   Tensor out(t.dtype(), shape);
-  std::memcpy(out.raw_data(), t.raw_data(), row_bytes * static_cast<size_t>(n));
+  std::memcpy(out.raw_data(), static_cast<const char*>(t.raw_data()) + row_bytes * static_cast<size_t>(begin),
+              row_bytes * static_cast<size_t>(n));
   return out;
 }
 
 // The first `limit` examples (all if limit is 0 or too large).
 Dataset Head(Dataset d, int64_t limit) {
   if (limit <= 0 || limit >= d.size()) return d;
-  return Dataset{FirstRows(d.images, limit), FirstRows(d.labels, limit)};
+  return Dataset{Rows(d.images, 0, limit), Rows(d.labels, 0, limit)};
 }
 
-StatusOr<double> TestAccuracy(Session& session, const TrainGraph& g, const Dataset& test) {
+// Evaluation runs on the first tower, whole batches at a time.
+StatusOr<double> TestAccuracy(Session& session, const ReplicatedTrainGraph& rg, const Dataset& test) {
+  const Tower& g = rg.towers[0];
   Batcher batches(test, 1000, 0, /*shuffle=*/false, /*drop_remainder=*/false);
   int64_t correct = 0;
   for (int64_t i = 0; i < batches.batches_per_epoch(); ++i) {
     Batch b = batches.Get(0, i);
     TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                           session.Run({{g.images, b.images}, {g.labels, b.labels},
-                                       {g.training, Tensor::Scalar<bool>(false)}},
+                                       {rg.training, Tensor::Scalar<bool>(false)}},
                                       {g.correct}, {}));
     correct += out[0].scalar<int32_t>();
   }
   return static_cast<double>(correct) / static_cast<double>(test.size());
+}
+
+// A local run's graph as a cluster run's with one tower.
+ReplicatedTrainGraph OneTower(TrainGraph g) {
+  ReplicatedTrainGraph r;
+  r.def = std::move(g.def);
+  r.towers.push_back(Tower{g.images, g.labels, g.loss, g.correct, ""});
+  r.training = g.training;
+  r.train_op = g.train_op;
+  r.init_op = g.init_op;
+  r.variables = std::move(g.variables);
+  r.parameters = g.parameters;
+  return r;
+}
+
+// Where the training runs: this process's devices, or a cluster (started
+// here unless given); the cluster lives as long as the session uses it.
+struct Place {
+  std::unique_ptr<LocalCluster> local_cluster;
+  std::unique_ptr<Session> session;
+  ReplicatedTrainGraph graph;
+};
+
+StatusOr<Place> Prepare(const TrainOptions& opt) {
+  Place p;
+  SessionOptions so;
+  so.intra_op_threads = opt.intra_op_threads;
+  so.device_count = {{"CPU", opt.devices}};
+  if (opt.workers <= 0 && opt.cluster_file.empty()) {
+    TACT_ASSIGN_OR_RETURN(TrainGraph g, BuildTrainGraph(opt));
+    p.graph = OneTower(std::move(g));
+  } else {
+    ReplicaOptions r{opt.ps, opt.workers, opt.sync};
+    if (!opt.cluster_file.empty()) {
+      TACT_ASSIGN_OR_RETURN(so.cluster, ClusterSpec::FromFile(opt.cluster_file));
+      r.ps = so.cluster->jobs.count("ps") ? static_cast<int>(so.cluster->jobs["ps"].size()) : 0;
+      r.workers = so.cluster->jobs.count("worker") ? static_cast<int>(so.cluster->jobs["worker"].size()) : 0;
+    }
+    if (opt.batch % std::max(r.workers, 1) != 0) {
+      return errors::InvalidArgument("batch ", opt.batch, " does not split evenly over ", r.workers,
+                                     " workers");
+    }
+    TACT_ASSIGN_OR_RETURN(p.graph, BuildReplicatedTrainGraph(opt, r));
+    if (opt.cluster_file.empty()) {
+      LocalClusterOptions c;
+      c.binary = opt.worker_binary;
+      c.jobs = {{"ps", r.ps}, {"worker", r.workers}};
+      c.threads_per_device = opt.intra_op_threads;
+      TACT_ASSIGN_OR_RETURN(p.local_cluster, LocalCluster::Start(c));
+      so.cluster = p.local_cluster->spec();
+    }
+  }
+  TACT_ASSIGN_OR_RETURN(p.session, Session::Create(so));
+  TACT_RETURN_IF_ERROR(p.session->Extend(p.graph.def));
+  TACT_RETURN_IF_ERROR(p.session->Run({}, {}, {p.graph.init_op}).status());
+  return p;
+}
+
+// Tower k's feeds: its share of batch `b` (rows [k*n, (k+1)*n)).
+std::vector<std::pair<std::string, Tensor>> TowerFeeds(const ReplicatedTrainGraph& g, size_t k,
+                                                       const Batch& b, const Tensor& training) {
+  const int64_t n = b.labels.dim_size(0) / static_cast<int64_t>(g.towers.size());
+  const int64_t begin = static_cast<int64_t>(k) * n;
+  return {{g.towers[k].images, Rows(b.images, begin, n)},
+          {g.towers[k].labels, Rows(b.labels, begin, n)},
+          {g.training, training}};
+}
+
+// One sync step: every tower's share in one Run; the loss is the towers'
+// mean (each tower's loss is the mean over its equal share).
+StatusOr<double> SyncStep(Session& session, const ReplicatedTrainGraph& g, const Batch& b,
+                          const Tensor& training) {
+  if (g.towers.size() == 1) {
+    TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                          session.Run({{g.towers[0].images, b.images}, {g.towers[0].labels, b.labels},
+                                       {g.training, training}},
+                                      {g.towers[0].loss}, {g.train_op}));
+    return out[0].scalar<float>();
+  }
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::vector<std::string> losses;
+  for (size_t k = 0; k < g.towers.size(); ++k) {
+    for (auto& f : TowerFeeds(g, k, b, training)) {
+      if (k == 0 || f.first != g.training) feeds.push_back(std::move(f));
+    }
+    losses.push_back(g.towers[k].loss);
+  }
+  TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out, session.Run(feeds, losses, {g.train_op}));
+  double sum = 0;
+  for (const Tensor& t : out) sum += t.scalar<float>();
+  return sum / static_cast<double>(out.size());
+}
+
+// One async step: each tower runs its own update on its share, all at
+// once, from a thread each (each Run is its own step on the cluster).
+StatusOr<double> AsyncStep(Session& session, const ReplicatedTrainGraph& g, const Batch& b,
+                           const Tensor& training) {
+  std::vector<StatusOr<std::vector<Tensor>>> results(g.towers.size(), errors::Internal("not run"));
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k < g.towers.size(); ++k) {
+    threads.emplace_back([&, k] {
+      results[k] = session.Run(TowerFeeds(g, k, b, training), {g.towers[k].loss}, {g.towers[k].train_op});
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  double sum = 0;
+  for (auto& r : results) {
+    TACT_RETURN_IF_ERROR(r.status());
+    sum += (*r)[0].scalar<float>();
+  }
+  return sum / static_cast<double>(results.size());
 }
 
 }  // namespace
@@ -93,14 +217,10 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     return errors::InvalidArgument("batch ", opt.batch, " is larger than the ", train.size(),
                                    " training images");
   }
-  TACT_ASSIGN_OR_RETURN(TrainGraph g, BuildTrainGraph(opt));
-
-  SessionOptions so;
-  so.intra_op_threads = opt.intra_op_threads;
-  so.device_count = {{"CPU", opt.devices}};
-  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Create(so));
-  TACT_RETURN_IF_ERROR(session->Extend(g.def));
-  TACT_RETURN_IF_ERROR(session->Run({}, {}, {g.init_op}).status());
+  TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
+  Session* session = place.session.get();
+  const ReplicatedTrainGraph& g = place.graph;
+  const bool async = !g.towers[0].train_op.empty();
 
   Batcher batches(train, opt.batch, opt.seed);
   const int64_t per_epoch = batches.batches_per_epoch();
@@ -118,12 +238,9 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     for (int64_t i = 0; i < per_epoch && r.steps < total; ++i) {
       Batch b = batches.Get(epoch, i);
       const auto start = std::chrono::steady_clock::now();
-      TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out,
-                            session->Run({{g.images, b.images}, {g.labels, b.labels},
-                                          {g.training, training_on}},
-                                         {g.loss}, {g.train_op}));
+      TACT_ASSIGN_OR_RETURN(const double loss, async ? AsyncStep(*session, g, b, training_on)
+                                                     : SyncStep(*session, g, b, training_on));
       train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double loss = out[0].scalar<float>();
       loss_sum += loss;
       ++epoch_steps;
       ++r.steps;
@@ -137,7 +254,8 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     if (opt.on_epoch) opt.on_epoch(epoch, r.test_accuracy);
   }
   r.images_per_sec = static_cast<double>(r.steps * opt.batch) / train_seconds;
-  TACT_ASSIGN_OR_RETURN(r.variables_fingerprint, VariablesFingerprint(*session, g));
+  TACT_ASSIGN_OR_RETURN(r.variables, ReadVariables(*session, g));
+  r.variables_fingerprint = VariablesFingerprint(r.variables);
   TACT_RETURN_IF_ERROR(session->Close());
   return r;
 }

@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "graph/status.h"
+#include "graph/tensor.h"
 
 namespace tact::apps {
 
@@ -35,7 +37,8 @@ struct TrainOptions {
   std::string data_dir = kDefaultDataDir;
   int epochs = 1;
   int64_t batch = 100;
-  double learning_rate = 1e-3;  // Adam
+  std::string optimizer = "adam";  // "adam", "sgd" or "momentum" (0.9)
+  double learning_rate = 1e-3;
   uint64_t seed = 1;
   // Use only the first N training / test images (0: all); for short runs.
   int64_t train_limit = 0;
@@ -48,6 +51,19 @@ struct TrainOptions {
   int intra_op_threads = 2;
   // CPU devices of the session; the placer spreads the graph over them.
   int devices = 1;
+  // Data-parallel training on a cluster (paper 7): with workers > 0, one
+  // model replica per worker task, each on its share of every batch, and
+  // the variables on the ps tasks (apps/replicated_graph.h). Sync mode
+  // averages the replicas' gradients into one update per step; async mode
+  // lets each replica update the variables on its own.
+  int ps = 0;
+  int workers = 0;
+  bool sync = true;
+  // An existing cluster (TF_CONFIG-style JSON with "ps" and "worker"
+  // jobs; its task counts win over ps and workers). Empty: start a local
+  // cluster of `worker_binary` processes (the tact executable).
+  std::string cluster_file;
+  std::string worker_binary;
   std::function<void(const TrainProgress&)> on_step;
   // After each epoch's evaluation.
   std::function<void(int epoch, double test_accuracy)> on_epoch;
@@ -61,6 +77,8 @@ struct TrainResult {
   int64_t parameters = 0;     // trainable scalars
   // A hash over every variable's name, dtype, shape and bytes (16 hex digits).
   std::string variables_fingerprint;
+  // Every variable's final value, by name.
+  std::vector<std::pair<std::string, Tensor>> variables;
 };
 
 StatusOr<TrainResult> Train(const TrainOptions& options);

@@ -1,0 +1,103 @@
+// Data-parallel training on a local cluster of real worker processes
+// (paper 7): sync mode gives what one process gives for the same global
+// batch, and the same variables on every run; async mode trains too.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "apps/trainer.h"
+
+namespace tact::apps {
+namespace {
+
+TrainOptions Short() {
+  TrainOptions o;
+  o.model = "mlp";
+  o.max_steps = 200;
+  o.train_limit = 20000;
+  o.test_limit = 1000;
+  o.intra_op_threads = 1;
+  o.worker_binary = TACT_BINARY;
+  return o;
+}
+
+// The largest difference, relative to the largest magnitude in `b`.
+float RelativeDiff(const Tensor& a, const Tensor& b) {
+  float worst = 0, scale = 1e-6f;
+  for (int64_t i = 0; i < a.NumElements(); ++i) {
+    worst = std::max(worst, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
+    scale = std::max(scale, std::fabs(b.data<float>()[i]));
+  }
+  return worst / scale;
+}
+
+// Gradient descent, not Adam: Adam turns a difference in the last bit of a
+// near-zero gradient (dead ReLUs) into a whole step of either sign, so its
+// replicas and a single model part ways by design.
+TEST(DistributedTrainingTest, SyncOnOnePsAndTwoWorkersEqualsOneProcessAndRepeats) {
+  TrainOptions local = Short();
+  local.optimizer = "sgd";
+  local.learning_rate = 0.05;
+  TrainOptions cluster = local;
+  cluster.ps = 1;
+  cluster.workers = 2;
+  auto one = Train(local);
+  auto dist = Train(cluster);
+  auto again = Train(cluster);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  ASSERT_TRUE(dist.ok()) << dist.status().ToString();
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(dist->steps, 200);
+  // Same seed, same cluster shape: the same variables bit for bit.
+  EXPECT_EQ(dist->variables_fingerprint, again->variables_fingerprint);
+  // Each replica's gradient is the mean over its half of the batch, and
+  // their mean is the whole batch's: only the order of float sums differs.
+  ASSERT_EQ(dist->variables.size(), one->variables.size());
+  for (size_t i = 0; i < one->variables.size(); ++i) {
+    const auto& [name, want] = one->variables[i];
+    const auto& [got_name, got] = dist->variables[i];
+    ASSERT_EQ(got_name, name);
+    ASSERT_EQ(got.shape(), want.shape()) << name;
+    if (want.dtype() != DT_FLOAT) {
+      EXPECT_TRUE(got.BitwiseEqual(want)) << name;  // global_step
+      continue;
+    }
+    EXPECT_LT(RelativeDiff(got, want), 1e-3f) << name;
+  }
+  EXPECT_NEAR(dist->train_loss, one->train_loss, 1e-3);
+  EXPECT_NEAR(dist->test_accuracy, one->test_accuracy, 0.01);
+}
+
+TEST(DistributedTrainingTest, AsyncReplicasEachUpdateTheSharedVariables) {
+  TrainOptions o = Short();
+  o.ps = 2;
+  o.workers = 2;
+  o.sync = false;
+  auto r = Train(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // Each of the 200 steps is one update per replica.
+  for (const auto& [name, t] : r->variables) {
+    if (name == "global_step") EXPECT_EQ(t.scalar<int64_t>(), 400);
+  }
+  EXPECT_GT(r->test_accuracy, 0.75);
+}
+
+TEST(DistributedTrainingTest, TactTrainOnALocalClusterPrintsTheClusterInItsJson) {
+  const std::string cmd = std::string(TACT_BINARY) +
+                          " train --model mlp --max-steps 30 --train-limit 3000 --test-limit 500"
+                          " --ps 1 --workers 2 --mode sync --threads 1 --json 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  while (fgets(buf, sizeof buf, p) != nullptr) out += buf;
+  ASSERT_EQ(pclose(p), 0) << out;
+  EXPECT_NE(out.find("\"ps\":1"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"workers\":2"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"mode\":\"sync\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"steps\":30"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace tact::apps
