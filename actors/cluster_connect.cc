@@ -1,7 +1,10 @@
 #include "actors/cluster_connect.h"
 
 #include <caf/io/all.hpp>
+#include <caf/openssl/all.hpp>
 #include <thread>
+
+#include "actors/wire_auth.h"
 
 namespace tact {
 namespace {
@@ -15,7 +18,10 @@ StatusOr<caf::actor> ConnectTask(caf::actor_system& system, const std::string& t
                                  const TaskAddress& address,
                                  std::chrono::steady_clock::time_point deadline) {
   for (;;) {
-    caf::expected<caf::actor> a = system.middleman().remote_actor(address.host, address.port);
+    caf::expected<caf::actor> a =
+        system.has_openssl_manager()
+            ? caf::openssl::remote_actor<caf::actor>(system, address.host, address.port)
+            : system.middleman().remote_actor(address.host, address.port);
     if (a) return std::move(*a);
     if (std::chrono::steady_clock::now() >= deadline) {
       return errors::Unavailable("cannot reach task ", task, " at ", address.ToString(), ": ",
@@ -29,7 +35,9 @@ StatusOr<WireTaskInfo> Describe(caf::actor_system& system, const caf::actor& tas
                                 const std::string& task, const TaskAddress& address) {
   caf::scoped_actor self{system};
   StatusOr<WireTaskInfo> info = errors::Unavailable("task ", task, " did not answer");
-  self->request(task_actor, kDescribeTimeout, describe_atom::value)
+  const std::string payload = NewClusterSecret();  // fresh random bytes to sign
+  TACT_ASSIGN_OR_RETURN(std::string proof, SignWireMessage(system, kDescribeProof, payload));
+  self->request(task_actor, kDescribeTimeout, describe_atom::value, payload, proof)
       .receive([&](WireTaskInfo& i) { info = std::move(i); },
                [&](caf::error& e) {
                  info = FromCafError(e).WithPrefix("task " + task + " at " + address.ToString() + ": ");
@@ -43,8 +51,14 @@ StatusOr<WireTaskInfo> Describe(caf::actor_system& system, const caf::actor& tas
 
 }  // namespace
 
-void UseNetworking(caf::actor_system_config& cfg) {
+void UseNetworking(caf::actor_system_config& cfg, const ClusterTls& tls) {
   cfg.load<caf::io::middleman>();
+  if (tls.enabled()) {
+    cfg.load<caf::openssl::manager>();
+    cfg.openssl_certificate = tls.certificate;
+    cfg.openssl_key = tls.key;
+    cfg.openssl_cafile = tls.cafile;
+  }
   // A peer silent for connection-timeout is dropped, which fails its
   // steps (the master also pings on its own deadline).
   cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::milliseconds(500)});
@@ -54,11 +68,23 @@ void UseNetworking(caf::actor_system_config& cfg) {
   cfg.set("middleman.workers", size_t{0});
 }
 
+caf::expected<uint16_t> PublishTask(caf::actor_system& system, const caf::actor& task,
+                                    uint16_t port, const std::string& host) {
+  if (system.has_openssl_manager()) return caf::openssl::publish(task, port, host.c_str(), true);
+  return system.middleman().publish(task, port, host.c_str(), /*reuse=*/true);
+}
+
+caf::io::middleman_actor ConnectionManager(caf::actor_system& system) {
+  return system.has_openssl_manager() ? system.openssl_manager().actor_handle()
+                                      : system.middleman().actor_handle();
+}
+
 StatusOr<std::vector<DeviceEndpoint>> ConnectCluster(caf::actor_system& system,
                                                      const ClusterSpec& cluster,
                                                      std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::vector<DeviceEndpoint> endpoints;
+  std::vector<std::pair<std::string, caf::actor>> actors;
   for (const std::string& task : cluster.Tasks()) {
     TACT_ASSIGN_OR_RETURN(TaskAddress address, cluster.Address(task));
     TACT_ASSIGN_OR_RETURN(caf::actor actor, ConnectTask(system, task, address, deadline));
@@ -66,6 +92,16 @@ StatusOr<std::vector<DeviceEndpoint>> ConnectCluster(caf::actor_system& system,
     for (const std::string& device : info.devices) {
       endpoints.push_back(DeviceEndpoint{device, actor, task, info.incarnation});
     }
+    actors.emplace_back(task, actor);
+  }
+  // Every task connects to the tasks after it, so that each pair of tasks
+  // has its one connection before any step needs it.
+  for (const auto& [task, actor] : actors) {
+    caf::scoped_actor self{system};
+    Status s;
+    self->request(actor, kDescribeTimeout, introduce_atom::value)
+        .receive([] {}, [&](caf::error& e) { s = FromCafError(e).WithPrefix("introducing task " + task + ": "); });
+    TACT_RETURN_IF_ERROR(s);
   }
   return endpoints;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <caf/all.hpp>
+#include <caf/io/middleman_actor.hpp>
 #include <chrono>
 #include <vector>
 
@@ -14,9 +15,20 @@
 
 namespace tact {
 
+// What a master signs to prove the cluster's secret to a task.
+inline constexpr const char* kDescribeProof = "tact::describe";
+
 // Loads the middleman with heartbeats on (CAF 0.17 ships them off, so a
-// silent peer would only be noticed when TCP gives up, minutes later).
-void UseNetworking(caf::actor_system_config& cfg);
+// silent peer would only be noticed when TCP gives up, minutes later), and
+// the openssl module when `tls` is enabled.
+void UseNetworking(caf::actor_system_config& cfg, const ClusterTls& tls = {});
+
+// Publishes a task actor at host:port, over TLS where the system has it.
+caf::expected<uint16_t> PublishTask(caf::actor_system& system, const caf::actor& task,
+                                    uint16_t port, const std::string& host);
+// The middleman actor that makes this system's cluster connections (its
+// connect_atom request answers with the peer's published actor).
+caf::io::middleman_actor ConnectionManager(caf::actor_system& system);
 
 // Connects to every task of `cluster` (retrying until `timeout`, since
 // tasks may still be starting) and asks each what it hosts. One endpoint

@@ -31,6 +31,17 @@ std::string TaskName(const std::string& job, int index) {
   return "/job:" + job + "/replica:0/task:" + std::to_string(index);
 }
 
+Status ClusterTls::Check() const {
+  if (certificate.empty() && key.empty() && cafile.empty()) return Status::OK();
+  const std::pair<const char*, const std::string*> files[] = {
+      {"certificate", &certificate}, {"key", &key}, {"CA file", &cafile}};
+  for (const auto& [what, path] : files) {
+    if (path->empty()) return errors::InvalidArgument("TLS needs a certificate, its key and a CA file: no ", what);
+    if (!std::ifstream(*path)) return errors::InvalidArgument("TLS ", what, " ", *path, ": cannot open");
+  }
+  return Status::OK();
+}
+
 StatusOr<ClusterSpec> ClusterSpec::Parse(std::string_view json, const std::string& origin) {
   nlohmann::json j = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
   if (j.is_discarded()) return errors::InvalidArgument(origin, ": not valid JSON");

@@ -32,6 +32,19 @@ StatusOr<TaskAddress> ParseTaskAddress(std::string_view text, const std::string&
 // "/job:J/replica:0/task:T".
 std::string TaskName(const std::string& job, int index);
 
+// TLS for a cluster's connections (CAF's openssl module): every process
+// presents `certificate` (PEM, with its `key`) and accepts only peers whose
+// certificate `cafile` signed. All empty: plain TCP.
+struct ClusterTls {
+  std::string certificate;
+  std::string key;
+  std::string cafile;
+  bool enabled() const { return !certificate.empty(); }
+  // InvalidArgument naming what is missing when only some are given, or a
+  // file that cannot be read.
+  Status Check() const;
+};
+
 struct ClusterSpec {
   // Job name -> its tasks' "host:port", by task index.
   std::map<std::string, std::vector<TaskAddress>> jobs;

@@ -35,6 +35,10 @@ using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 using close_atom = caf::atom_constant<caf::atom("close")>;
 // Master -> task actor: which task are you, what devices do you host?
 using describe_atom = caf::atom_constant<caf::atom("describe")>;
+// Master -> task actor: connect to the tasks after you (actors/task_actor.h);
+// task -> task: here I am.
+using introduce_atom = caf::atom_constant<caf::atom("introduce")>;
+using hello_atom = caf::atom_constant<caf::atom("hello")>;
 // The master's timer for health pings.
 using health_atom = caf::atom_constant<caf::atom("health")>;
 

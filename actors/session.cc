@@ -11,6 +11,7 @@
 #include "actors/cluster_connect.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
+#include "actors/wire_auth.h"
 #include "devices/device_factory.h"
 #include "kernels/resource_mgr.h"
 
@@ -55,12 +56,16 @@ class ActorSession final : public Session {
   static constexpr uint64_t kLocalIncarnation = 1;
 
  public:
-  explicit ActorSession(bool networked) {
+  // `secret` empty: no networking.
+  explicit ActorSession(const std::string& secret, const ClusterTls& tls = {}) {
     // Compute runs on the device's pools; CAF only routes messages, on one
     // scheduler thread (actors/actor_scheduler.h says why it polls).
     UseActorScheduler(cfg_);
     AddRuntimeMessageTypes(cfg_);
-    if (networked) UseNetworking(cfg_);
+    if (!secret.empty()) {
+      UseNetworking(cfg_, tls);
+      UseClusterSecret(cfg_, secret);
+    }
     system_ = std::make_unique<caf::actor_system>(cfg_);
   }
 
@@ -190,7 +195,15 @@ StatusOr<std::unique_ptr<Session>> Session::Create(const SessionOptions& options
       return errors::InvalidArgument(
           "SessionOptions.health_interval_ms and health_timeout_ms must be > 0 for a cluster");
     }
-    auto session = std::make_unique<ActorSession>(/*networked=*/true);
+    std::string secret = options.cluster_secret;
+    if (secret.empty()) {
+      TACT_ASSIGN_OR_RETURN(secret, FindClusterSecret(""));
+    }
+    if (secret.size() < 16) {
+      return errors::InvalidArgument("SessionOptions.cluster_secret needs at least 16 characters");
+    }
+    TACT_RETURN_IF_ERROR(options.cluster_tls.Check().WithPrefix("SessionOptions.cluster_tls: "));
+    auto session = std::make_unique<ActorSession>(secret, options.cluster_tls);
     TACT_RETURN_IF_ERROR(session->StartCluster(options));
     return std::unique_ptr<Session>(std::move(session));
   }
@@ -198,7 +211,7 @@ StatusOr<std::unique_ptr<Session>> Session::Create(const SessionOptions& options
                         CreateDevices(options.device_count, "/job:localhost/replica:0/task:0",
                                       options.intra_op_threads));
   if (devices.empty()) return errors::InvalidArgument("SessionOptions.device_count names no device");
-  auto session = std::make_unique<ActorSession>(/*networked=*/false);
+  auto session = std::make_unique<ActorSession>(/*secret=*/"");
   session->StartLocal(options, std::move(devices));
   return std::unique_ptr<Session>(std::move(session));
 }

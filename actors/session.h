@@ -57,6 +57,10 @@ struct SessionOptions {
   // Variables that name no container live in the tasks' default container
   // and outlive the session, as on TensorFlow's parameter servers.
   std::optional<ClusterSpec> cluster;
+  // The cluster's secret (actors/wire_auth.h); empty: $TACT_CLUSTER_SECRET.
+  std::string cluster_secret;
+  // TLS for the connections to the tasks (which must use it too).
+  ClusterTls cluster_tls;
   // How long Create waits for the tasks to come up.
   int64_t connect_timeout_ms = 10000;
   // Every task is pinged this often; one that misses the deadline (or

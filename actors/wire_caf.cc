@@ -1,28 +1,42 @@
 #include "actors/wire_caf.h"
 
+#include "actors/wire_auth.h"
+
 namespace tact {
 namespace {
 
+// Every message that leaves the process is signed (actors/wire_auth.h):
+// its length, its Cap'n Proto bytes, then the signature's trailer.
 template <typename T>
-caf::error Save(caf::serializer& f, const T& x) {
+caf::error Save(caf::serializer& f, const T& x, const char* type) {
   StatusOr<std::string> bytes = Encode(x);
   if (!bytes.ok()) return caf::make_error(caf::sec::invalid_argument, bytes.status().ToString());
+  if (f.context() == nullptr) return caf::make_error(caf::sec::invalid_argument, "no actor system to sign with");
+  StatusOr<std::string> trailer = SignWireMessage(f.context()->system(), type, *bytes);
+  if (!trailer.ok()) return caf::make_error(caf::sec::invalid_argument, trailer.status().ToString());
   uint64_t n = bytes->size();
   if (auto err = f(n)) return err;
-  return f.apply_raw(bytes->size(), bytes->data());
+  if (auto err = f.apply_raw(bytes->size(), bytes->data())) return err;
+  return f.apply_raw(trailer->size(), trailer->data());
 }
 
+// Checks the length and the signature before decoding anything.
 template <typename T>
-caf::error Load(caf::deserializer& f, T& x) {
+caf::error Load(caf::deserializer& f, T& x, const char* type) {
   uint64_t n = 0;
   if (auto err = f(n)) return err;
   if (n > kMaxWireMessageBytes) {
-    return caf::make_error(caf::sec::invalid_argument,
-                           "wire message of " + std::to_string(n) + " bytes is over the limit");
+    return caf::make_error(caf::sec::invalid_argument, std::string(type) + " of " +
+                               std::to_string(n) + " bytes is over the limit of " +
+                               std::to_string(kMaxWireMessageBytes));
   }
+  if (f.context() == nullptr) return caf::make_error(caf::sec::invalid_argument, "no actor system to verify with");
   std::string bytes(n, '\0');
   if (auto err = f.apply_raw(n, bytes.data())) return err;
-  Status s = Decode(bytes, &x);
+  std::string trailer(kWireTrailerBytes, '\0');
+  if (auto err = f.apply_raw(trailer.size(), trailer.data())) return err;
+  Status s = VerifyWireMessage(f.context()->system(), type, bytes, trailer);
+  if (s.ok()) s = Decode(bytes, &x);
   if (!s.ok()) return caf::make_error(caf::sec::invalid_argument, s.ToString());
   return caf::none;
 }
@@ -30,8 +44,8 @@ caf::error Load(caf::deserializer& f, T& x) {
 }  // namespace
 
 #define TACT_WIRE_DEFINE(T)                                                         \
-  caf::error inspect(caf::serializer& f, T& x) { return Save(f, x); }               \
-  caf::error inspect(caf::deserializer& f, T& x) { return Load(f, x); }
+  caf::error inspect(caf::serializer& f, T& x) { return Save(f, x, "tact::" #T); }  \
+  caf::error inspect(caf::deserializer& f, T& x) { return Load(f, x, "tact::" #T); }
 TACT_WIRE_DEFINE(WireRegisterPartition)
 TACT_WIRE_DEFINE(WireRunStep)
 TACT_WIRE_DEFINE(WireStepDone)

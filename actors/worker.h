@@ -4,7 +4,10 @@
 // runs one; tests and `tact train` start them as child processes.
 //
 // The task actor answers the master:
-//   describe_atom          -> WireTaskInfo (task name, incarnation, devices);
+//   describe_atom, payload, proof
+//                          -> WireTaskInfo (task name, incarnation, devices),
+//                             or Unauthenticated when the proof does not
+//                             show the cluster's secret;
 //   WireRegisterPartition  -> the partition actor, after connecting to every
 //                             task the partition's Sends deliver to;
 //   WireHealthPing         -> the ping, with this task's incarnation;
@@ -32,6 +35,10 @@ struct WorkerOptions {
   // The interface to bind. Empty: the host of this task's address in the
   // cluster spec ("127.0.0.1" there binds loopback only).
   std::string bind_host;
+  // The cluster's secret (actors/wire_auth.h): messages not signed with it
+  // are refused. At least 16 characters.
+  std::string secret;
+  ClusterTls tls;
 };
 
 class Worker {

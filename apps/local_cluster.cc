@@ -1,5 +1,7 @@
 #include "apps/local_cluster.h"
 
+#include "actors/wire_auth.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -45,6 +47,15 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOp
     return errors::Unavailable("cannot make a directory for the cluster: ", std::strerror(errno));
   }
   c->dir_ = dir_template;
+  c->secret_ = NewClusterSecret();
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "TACT_CLUSTER_SECRET=", 20) != 0) env_strings.push_back(*e);
+  }
+  env_strings.push_back("TACT_CLUSTER_SECRET=" + c->secret_);
+  std::vector<char*> envp;
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
   for (const auto& [job, count] : o.jobs) {
     for (int i = 0; i < count; ++i) {
       TACT_ASSIGN_OR_RETURN(uint16_t port, FreeLoopbackPort());
@@ -61,6 +72,13 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOp
                                        "--task", std::to_string(i), "--cpus",
                                        std::to_string(o.cpus_per_task), "--threads",
                                        std::to_string(o.threads_per_device)};
+      if (o.tls.enabled()) {
+        for (const std::string& a : {std::string("--tls-cert"), o.tls.certificate,
+                                     std::string("--tls-key"), o.tls.key, std::string("--tls-ca"),
+                                     o.tls.cafile}) {
+          args.push_back(a);
+        }
+      }
       std::vector<char*> argv;
       for (std::string& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -69,7 +87,7 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOp
       posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       posix_spawn_file_actions_adddup2(&files, 1, 2);
       pid_t pid = 0;
-      const int rc = posix_spawn(&pid, o.binary.c_str(), &files, nullptr, argv.data(), environ);
+      const int rc = posix_spawn(&pid, o.binary.c_str(), &files, nullptr, argv.data(), envp.data());
       posix_spawn_file_actions_destroy(&files);
       if (rc != 0) {
         return errors::Unavailable("cannot start task ", task, " (", o.binary, "): ", std::strerror(rc));

@@ -27,6 +27,7 @@ struct LocalClusterOptions {
   std::map<std::string, int> jobs = {{"worker", 1}};     // job -> tasks
   int cpus_per_task = 1;
   int threads_per_device = 1;
+  ClusterTls tls;  // the tasks listen with TLS when enabled
 };
 
 class LocalCluster {
@@ -35,6 +36,9 @@ class LocalCluster {
   ~LocalCluster();
 
   const ClusterSpec& spec() const { return spec_; }
+  // The secret made for this cluster (its tasks get it in their
+  // environment, not on their command line, where `ps` would show it).
+  const std::string& secret() const { return secret_; }
   // The directory with the spec (cluster.json) and each task's output
   // (<job>_<index>.log).
   const std::string& dir() const { return dir_; }
@@ -46,6 +50,7 @@ class LocalCluster {
  private:
   LocalCluster() = default;
   ClusterSpec spec_;
+  std::string secret_;
   std::string dir_;
   std::map<std::string, pid_t> pids_;        // by task name
   std::map<std::string, std::string> logs_;  // by task name

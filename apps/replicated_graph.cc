@@ -45,8 +45,12 @@ std::set<std::string> DependentNodes(const GraphDef& def, const std::set<std::st
 std::string Renamed(const std::string& input, int k, const std::set<std::string>& tower) {
   InputRef ref = *ParseInputRef(input);
   if (!tower.count(ref.node)) return input;
-  if (ref.is_control()) return "^" + TowerName(k, ref.node);
-  return TowerName(k, ref.node) + (ref.port == 0 ? "" : ":" + std::to_string(ref.port));
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, wrongly) on the
+  // chain of operator+ here.
+  std::string out = ref.is_control() ? "^" : "";
+  out += TowerName(k, ref.node);
+  if (ref.port > 0) out += ":" + std::to_string(ref.port);
+  return out;
 }
 
 bool IsVariable(const NodeDef& n) { return n.op == "Variable" || n.op == "VariableV2"; }

@@ -118,6 +118,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
                   "train data-parallel on a local cluster of this many worker tasks");
   cmd->add_option("--mode", flags->mode, "sync (averaged gradients) or async (updates per replica)");
   cmd->add_option("--cluster", o.cluster_file, "train on this existing cluster (TF_CONFIG-style JSON)");
+  cmd->add_option("--secret-file", o.secret_file,
+                  "the existing cluster's secret (default: $TACT_CLUSTER_SECRET)");
   cmd->add_flag("--json", flags->json, "print one JSON line at the end");
   cmd->callback([flags, &run] { run = [flags] { return RunTrain(*flags); }; });
 }

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "actors/session.h"
+#include "actors/wire_auth.h"
 #include "apps/idx.h"
 #include "apps/local_cluster.h"
 #include "apps/replicated_graph.h"
@@ -141,6 +142,9 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
       c.threads_per_device = opt.intra_op_threads;
       TACT_ASSIGN_OR_RETURN(p.local_cluster, LocalCluster::Start(c));
       so.cluster = p.local_cluster->spec();
+      so.cluster_secret = p.local_cluster->secret();
+    } else if (!opt.secret_file.empty()) {
+      TACT_ASSIGN_OR_RETURN(so.cluster_secret, ReadClusterSecret(opt.secret_file));
     }
   }
   TACT_ASSIGN_OR_RETURN(p.session, Session::Create(so));

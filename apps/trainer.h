@@ -63,6 +63,7 @@ struct TrainOptions {
   // jobs; its task counts win over ps and workers). Empty: start a local
   // cluster of `worker_binary` processes (the tact executable).
   std::string cluster_file;
+  std::string secret_file;  // the existing cluster's secret (default: $TACT_CLUSTER_SECRET)
   std::string worker_binary;
   std::function<void(const TrainProgress&)> on_step;
   // After each epoch's evaluation.

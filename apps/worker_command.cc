@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 
+#include "actors/wire_auth.h"
 #include "actors/worker.h"
 #include "apps/commands.h"
 
@@ -19,6 +20,8 @@ struct WorkerFlags {
   int cpus = 1;
   int threads = 2;
   std::string bind;
+  std::string secret_file;
+  ClusterTls tls;
 };
 
 StatusOr<WorkerOptions> ToOptions(const WorkerFlags& f) {
@@ -39,6 +42,8 @@ StatusOr<WorkerOptions> ToOptions(const WorkerFlags& f) {
   o.device_count = {{"CPU", f.cpus}};
   o.intra_op_threads = f.threads;
   o.bind_host = f.bind;
+  TACT_ASSIGN_OR_RETURN(o.secret, FindClusterSecret(f.secret_file));
+  o.tls = f.tls;
   return o;
 }
 
@@ -77,6 +82,11 @@ void AddWorkerCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--cpus", flags->cpus, "CPU devices to host");
   cmd->add_option("--threads", flags->threads, "compute threads per device");
   cmd->add_option("--bind", flags->bind, "interface to listen on (default: the task's host in the spec)");
+  cmd->add_option("--secret-file", flags->secret_file,
+                  "file holding the cluster's secret (default: $TACT_CLUSTER_SECRET)");
+  cmd->add_option("--tls-cert", flags->tls.certificate, "TLS: this task's certificate (PEM)");
+  cmd->add_option("--tls-key", flags->tls.key, "TLS: the certificate's private key (PEM)");
+  cmd->add_option("--tls-ca", flags->tls.cafile, "TLS: the CA that signed every peer's certificate");
   cmd->callback([flags, &run] { run = [flags] { return RunWorker(*flags); }; });
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "actors/wire_auth.h"
 #include "actors/wire_caf.h"
 #include "graph/ops/all_ops.h"
 
@@ -104,6 +105,7 @@ TEST(WireTest, HostileBytesAreErrorsNeverCrashes) {
 TEST(WireTest, ThroughCafsSerializerAsRemotingSendsThem) {
   caf::actor_system_config cfg;
   AddRuntimeMessageTypes(cfg);
+  UseClusterSecret(cfg, "the cluster's secret, 16+ chars");
   caf::actor_system sys{cfg};
   WireRunStep run{11, "p9", SomeTensors()};
   caf::message msg = caf::make_message(run);
@@ -147,6 +149,42 @@ TEST(WireTest, ThroughCafsSerializerAsRemotingSendsThem) {
   auto err = huge_reader(y);
   ASSERT_TRUE(static_cast<bool>(err));
   EXPECT_NE(caf::to_string(err).find("over the limit"), std::string::npos) << caf::to_string(err);
+}
+
+// Bytes signed in one cluster do not decode in another, nor in a process
+// without a secret; a process without one cannot send.
+TEST(WireTest, OnlyTheSameClusterSecretReadsAMessage) {
+  auto system_with = [](const std::string& secret) {
+    auto cfg = std::make_unique<caf::actor_system_config>();
+    AddRuntimeMessageTypes(*cfg);
+    if (!secret.empty()) UseClusterSecret(*cfg, secret);
+    return cfg;
+  };
+  auto cfg_a = system_with("secret of cluster A, long enough");
+  auto cfg_b = system_with("secret of cluster B, long enough");
+  auto cfg_none = system_with("");
+  caf::actor_system a{*cfg_a}, b{*cfg_b}, none{*cfg_none};
+  WireRunStep run{3, "p", SomeTensors()};
+  std::vector<char> buf;
+  caf::binary_serializer sink{a, buf};
+  ASSERT_FALSE(sink(run));
+  auto read = [&](caf::actor_system& sys, std::vector<char> bytes) {
+    WireRunStep x;
+    caf::binary_deserializer source{sys, bytes};
+    return caf::to_string(source(x));
+  };
+  EXPECT_EQ(read(a, buf), "none");
+  EXPECT_NE(read(b, buf).find("not signed with this cluster's secret"), std::string::npos) << read(b, buf);
+  EXPECT_NE(read(none, buf).find("has no cluster secret"), std::string::npos) << read(none, buf);
+  // One flipped byte of the message or of its tag: refused.
+  for (size_t at : {size_t{20}, buf.size() - 3}) {
+    std::vector<char> tampered = buf;
+    tampered[at] ^= 1;
+    EXPECT_NE(read(a, tampered).find("Unauthenticated"), std::string::npos) << at;
+  }
+  std::vector<char> out;
+  caf::binary_serializer unsigned_sink{none, out};
+  EXPECT_TRUE(static_cast<bool>(unsigned_sink(run)));
 }
 
 }  // namespace

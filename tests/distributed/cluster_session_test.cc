@@ -38,6 +38,7 @@ std::unique_ptr<apps::LocalCluster> StartCluster(std::map<std::string, int> jobs
 std::unique_ptr<Session> Connect(const apps::LocalCluster& cluster, const GraphDef& graph,
                                  SessionOptions o = {}) {
   o.cluster = cluster.spec();
+  o.cluster_secret = cluster.secret();
   auto session = Session::Create(o);
   EXPECT_TRUE(session.ok()) << session.status().ToString();
   if (!session.ok()) return nullptr;
@@ -191,6 +192,7 @@ TEST(ClusterSessionTest, UnreachableTaskFailsCreateNamingIt) {
   o.cluster = ClusterSpec();
   o.cluster->jobs["worker"] = {TaskAddress{"127.0.0.1", *port}};
   o.connect_timeout_ms = 300;
+  o.cluster_secret = "sixteen or more characters";
   auto session = Session::Create(o);
   ASSERT_FALSE(session.ok());
   EXPECT_EQ(session.status().code(), Code::kUnavailable);
@@ -205,7 +207,8 @@ class TactWorkerTest : public ::testing::Test {
  protected:
   int RunWorker(const std::string& args, std::string* err) {
     const std::string errfile = dir_ + "/err.txt";
-    const int rc = std::system((std::string(TACT_BINARY) + " worker " + args + " > /dev/null 2> " + errfile).c_str());
+    const int rc = std::system(("TACT_CLUSTER_SECRET=0123456789abcdef " + std::string(TACT_BINARY) +
+                                " worker " + args + " > /dev/null 2> " + errfile).c_str());
     std::ifstream f(errfile);
     err->assign(std::istreambuf_iterator<char>(f), {});
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;

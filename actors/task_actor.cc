@@ -1,0 +1,182 @@
+#include "actors/task_actor.h"
+
+#include <cstdio>
+#include <set>
+
+#include "actors/cluster_connect.h"
+#include "actors/rendezvous_mgr.h"
+#include "actors/wire_auth.h"
+#include "graph/subgraph.h"
+
+namespace tact {
+
+caf::actor PeerTable::Find(const std::string& task) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = peers_.find(task);
+  return it == peers_.end() ? caf::actor() : it->second;
+}
+
+void PeerTable::Add(const std::string& task, caf::actor actor) {
+  std::lock_guard<std::mutex> lock(mu_);
+  peers_[task] = std::move(actor);
+}
+
+namespace {
+
+// A peer answers a connect or a hello at once unless it is down.
+constexpr auto kPeerTimeout = std::chrono::seconds(10);
+constexpr const char* kHelloProof = "tact::hello";
+
+using TaskSelf = caf::stateful_actor<TaskActorConfig>;
+
+// What a hello signs: who says it, and the actor it vouches for.
+std::string HelloBytes(const std::string& task, const caf::actor& actor, const std::string& payload) {
+  return task + "\n" + caf::to_string(actor.address()) + "\n" + payload;
+}
+
+// Tasks (other than this one) that the partition's Sends deliver to.
+std::set<std::string> PeerTasksOf(const TaskActorConfig& st, const GraphDef& graph) {
+  std::set<std::string> tasks;
+  for (const NodeDef& n : graph.nodes) {
+    std::string recv;
+    if (n.op != "_Send" || !GetAttr(n.attrs, "recv_device", &recv).ok()) continue;
+    const std::string task = recv.substr(0, recv.find("/device:"));
+    if (task != st.task && recv != kClientDevice) tasks.insert(task);
+  }
+  return tasks;
+}
+
+// The device actor's answer: the partition actor, or why not.
+caf::response_promise Register(TaskSelf* self, WireRegisterPartition& reg) {
+  TaskActorConfig& st = self->state;
+  caf::response_promise promise = self->make_response_promise();
+  auto device = st.devices.find(reg.device);
+  if (device == st.devices.end()) {
+    promise.deliver(ToCafError(errors::NotFound("partition '", reg.handle, "' is for device '",
+                                                reg.device, "', which task ", st.task,
+                                                " does not have")));
+    return promise;
+  }
+  for (const std::string& task : PeerTasksOf(st, reg.graph)) {
+    if (!st.peers->Find(task)) {
+      promise.deliver(ToCafError(errors::FailedPrecondition(
+          "partition '", reg.handle, "' sends to task ", task, ", which task ", st.task,
+          " has not been introduced to")));
+      return promise;
+    }
+  }
+  promise.delegate(device->second, std::move(reg));
+  return promise;
+}
+
+// Connects to every task named after this one that is not known yet, and
+// says hello to it with proof of the cluster's secret.
+caf::response_promise Introduce(TaskSelf* self) {
+  TaskActorConfig& st = self->state;
+  caf::response_promise promise = self->make_response_promise();
+  std::vector<std::pair<std::string, TaskAddress>> todo;
+  for (const std::string& task : st.cluster.Tasks()) {
+    if (task > st.task && !st.peers->Find(task)) todo.emplace_back(task, *st.cluster.Address(task));
+  }
+  if (todo.empty()) {
+    promise.deliver(caf::unit);
+    return promise;
+  }
+  auto left = std::make_shared<size_t>(todo.size());
+  auto fail = [self, promise](const std::string& task, const TaskAddress& address,
+                              const caf::error& e) mutable {
+    if (promise.pending()) {
+      promise.deliver(ToCafError(errors::Unavailable("task ", self->state.task, " cannot reach task ",
+                                                     task, " at ", address.ToString(), ": ",
+                                                     FromCafError(e).message())));
+    }
+  };
+  for (const auto& [task, address] : todo) {
+    self->request(ConnectionManager(self->system()), kPeerTimeout, caf::connect_atom::value,
+                  address.host, address.port)
+        .then(
+            [=](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) mutable {
+              caf::actor peer = caf::actor_cast<caf::actor>(ptr);
+              const std::string payload = NewClusterSecret();  // fresh random bytes
+              const caf::actor me = caf::actor_cast<caf::actor>(self);
+              StatusOr<std::string> proof = SignWireMessage(
+                  self->system(), kHelloProof, HelloBytes(self->state.task, me, payload));
+              self->request(peer, kPeerTimeout, hello_atom::value, self->state.task, me, payload,
+                            proof.ok() ? *proof : std::string())
+                  .then(
+                      [=]() mutable {
+                        self->state.peers->Add(task, peer);
+                        if (--*left == 0 && promise.pending()) promise.deliver(caf::unit);
+                      },
+                      [=](caf::error& e) mutable { fail(task, address, e); });
+            },
+            [=](caf::error& e) mutable { fail(task, address, e); });
+  }
+  return promise;
+}
+
+caf::result<void> Hello(TaskSelf* self, const std::string& task, const caf::actor& actor,
+                        const std::string& payload, const std::string& proof) {
+  Status s = VerifyWireMessage(self->system(), kHelloProof, HelloBytes(task, actor, payload), proof);
+  if (!s.ok()) {
+    std::fprintf(stderr, "tact worker %s: refused a hello as %s: %s\n", self->state.task.c_str(),
+                 task.c_str(), s.message().c_str());
+    return ToCafError(errors::Unauthenticated("task ", self->state.task, " refuses a peer without the cluster's secret"));
+  }
+  self->state.peers->Add(task, actor);
+  return caf::unit;
+}
+
+caf::result<WireTaskInfo> Describe(TaskSelf* self, const std::string& payload, const std::string& proof) {
+  Status s = VerifyWireMessage(self->system(), kDescribeProof, payload, proof);
+  if (!s.ok()) {
+    std::fprintf(stderr, "tact worker %s: refused a master: %s\n", self->state.task.c_str(),
+                 s.message().c_str());
+    return ToCafError(
+        errors::Unauthenticated("task ", self->state.task, " refuses a master without the cluster's secret"));
+  }
+  WireTaskInfo info;
+  info.task = self->state.task;
+  info.incarnation = self->state.incarnation;
+  for (const auto& [name, actor] : self->state.devices) info.devices.push_back(name);
+  return info;
+}
+
+caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
+  self->state = std::move(config);
+  // A message that did not decode (unsigned, signed with another secret,
+  // malformed, over the size limit) arrives empty: say so, and go on.
+  self->set_default_handler([](caf::scheduled_actor* a, caf::message_view&) -> caf::result<caf::message> {
+    std::fprintf(stderr, "tact worker: refused a message from %s: not signed with this cluster's secret, "
+                 "malformed, or too large\n", caf::to_string(a->current_sender()).c_str());
+    return caf::sec::unexpected_message;
+  });
+  return {
+      [self](describe_atom, const std::string& payload, const std::string& proof) {
+        return Describe(self, payload, proof);
+      },
+      [self](WireRegisterPartition& reg) { return Register(self, reg); },
+      [self](introduce_atom) { return Introduce(self); },
+      [self](hello_atom, const std::string& task, const caf::actor& actor,
+             const std::string& payload, const std::string& proof) {
+        return Hello(self, task, actor, payload, proof);
+      },
+      [self](WireRendezvousTensor& t) {
+        // An error here is a second tensor for one key, or an aborted
+        // step: its Recv reports it.
+        self->state.rendezvous->Deliver(t.step_id, t.key, t.tensor);
+      },
+      [self](WireHealthPing& ping) {
+        ping.incarnation = self->state.incarnation;
+        return ping;
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnTaskActor(caf::actor_system& system, TaskActorConfig config) {
+  return system.spawn(TaskBehavior, std::move(config));
+}
+
+}  // namespace tact

@@ -1,0 +1,58 @@
+// The task actor of a worker process (actors/worker.h): the one actor a
+// worker publishes. It speaks for the task to masters and to the other
+// tasks:
+//
+//   describe_atom, payload, proof  -> WireTaskInfo, once the proof shows
+//                                     the cluster's secret (master)
+//   WireRegisterPartition          -> the partition actor (master)
+//   introduce_atom                 -> once connected to every task whose
+//                                     name sorts after this one's (master)
+//   hello_atom, task, actor, payload, proof
+//                                  -> a lower task that connected here
+//   WireRendezvousTensor           -> a Send of another task, for a Recv here
+//   WireHealthPing                 -> the ping, with this task's incarnation
+//
+// Each pair of tasks shares one connection, made by the lower-named task
+// when a master introduces the cluster, before any step: CAF closes a
+// second connection between two nodes as redundant, and over TLS that
+// closing takes the first one down with it.
+//
+// Include only from actors/*.cc: it pulls in CAF.
+#pragma once
+
+#include <caf/all.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "actors/cluster_spec.h"
+
+namespace tact {
+
+class RendezvousMgr;
+
+// The task actors of the other tasks, by task name: read by Send kernels
+// on device threads, written by the task actor.
+class PeerTable {
+ public:
+  caf::actor Find(const std::string& task);
+  void Add(const std::string& task, caf::actor actor);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, caf::actor> peers_;
+};
+
+struct TaskActorConfig {
+  std::string task;
+  uint64_t incarnation = 0;
+  ClusterSpec cluster;
+  std::map<std::string, caf::actor> devices;  // device actors by full name
+  std::shared_ptr<PeerTable> peers;
+  std::shared_ptr<RendezvousMgr> rendezvous;
+};
+
+caf::actor SpawnTaskActor(caf::actor_system& system, TaskActorConfig config);
+
+}  // namespace tact

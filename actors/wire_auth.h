@@ -1,0 +1,54 @@
+// Cluster secrets: how the processes of a cluster know each other.
+//
+// CAF's own handshake authenticates nobody (its application identifier is
+// sent in the clear by the server and never checked by it), so tact signs
+// every wire message that crosses a process boundary with a key derived
+// from the cluster's secret: AES-128-GMAC over the message's type name and
+// its Cap'n Proto bytes, with a unique nonce. A message whose tag does not
+// verify is refused before it is decoded, so a peer without the secret
+// cannot register a graph, run or abort a step, or inject a tensor. A
+// master also proves the secret when it first asks a task to describe
+// itself, and a task refuses one that cannot (Unauthenticated).
+//
+// What this does not do: hide anything (without TLS the bytes, secret
+// excepted, travel in the clear), or stop an observer on the network from
+// replaying a message it saw (a replayed step is run once per partition;
+// a replayed tensor goes to a step that has finished). TLS does both.
+//
+// Include only from actors/*.cc: it pulls in CAF.
+#pragma once
+
+#include <caf/fwd.hpp>
+#include <string>
+#include <string_view>
+
+#include "graph/status.h"
+
+namespace tact {
+
+// 32 random bytes, hex: a new cluster's secret.
+std::string NewClusterSecret();
+
+// The secret in a file (surrounding whitespace dropped); errors name it.
+StatusOr<std::string> ReadClusterSecret(const std::string& path);
+
+// The secret of this process's cluster connections: from `file` if not
+// empty, else from $TACT_CLUSTER_SECRET. InvalidArgument when neither
+// gives one, or it is shorter than 16 characters.
+StatusOr<std::string> FindClusterSecret(const std::string& file);
+
+// The actor system made from `cfg` signs and verifies with `secret`.
+void UseClusterSecret(caf::actor_system_config& cfg, const std::string& secret);
+
+// The trailer (nonce and tag) that authenticates `bytes` of message type
+// `type` in `system`'s cluster; FailedPrecondition without a secret.
+StatusOr<std::string> SignWireMessage(const caf::actor_system& system, std::string_view type,
+                                      std::string_view bytes);
+// Unauthenticated when the trailer does not verify.
+Status VerifyWireMessage(const caf::actor_system& system, std::string_view type,
+                         std::string_view bytes, std::string_view trailer);
+
+// Bytes in a trailer.
+constexpr size_t kWireTrailerBytes = 12 + 16;
+
+}  // namespace tact

@@ -1,0 +1,236 @@
+// A cluster's secret against real worker processes: a master without it is
+// refused before any graph is accepted; messages signed with another
+// secret, malformed ones and ones over the size limit are refused; and the
+// worker serves the right master afterwards every time.
+#include <gtest/gtest.h>
+
+#include <caf/io/all.hpp>
+#include <chrono>
+#include <thread>
+
+#include "actors/actor_scheduler.h"
+#include "actors/cluster_connect.h"
+#include "actors/session.h"
+#include "actors/wire_auth.h"
+#include "apps/local_cluster.h"
+#include "graph/ops/all_ops.h"
+
+namespace tact {
+
+// Stand-ins that travel under the name of a real message but carry bytes
+// no tact process wrote: a length prefix and `n` bytes of junk, or a length
+// prefix over the limit and nothing after it.
+struct JunkRunStep {
+  uint64_t n = 0;
+  bool send_bytes = true;
+};
+caf::error inspect(caf::serializer& f, JunkRunStep& x) {
+  if (auto err = f(x.n)) return err;
+  if (!x.send_bytes) return caf::none;
+  std::string junk(x.n, '\x5a');
+  return f.apply_raw(junk.size(), junk.data());
+}
+caf::error inspect(caf::deserializer&, JunkRunStep&) {
+  return caf::make_error(caf::sec::invalid_argument, "test type is send-only");
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, JunkRunStep&) {
+  return f(caf::meta::type_name("JunkRunStep"));
+}
+
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string kTask0 = "/job:worker/replica:0/task:0";
+
+std::unique_ptr<apps::LocalCluster> StartWorker() {
+  apps::LocalClusterOptions o;
+  o.binary = TACT_BINARY;
+  o.jobs = {{"worker", 1}};
+  auto c = apps::LocalCluster::Start(o);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  return c.ok() ? std::move(c).value() : nullptr;
+}
+
+// The worker still serves its cluster: a fresh session with the right
+// secret runs a step on it.
+void ExpectServes(const apps::LocalCluster& cluster) {
+  Scope s = Scope::NewRootScope();
+  Add(s.WithOpName("y"), Placeholder(s.WithOpName("x"), DT_FLOAT), 1.0f);
+  SessionOptions o;
+  o.cluster = cluster.spec();
+  o.cluster_secret = cluster.secret();
+  auto session = Session::Create(o);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  ASSERT_TRUE((*session)->Extend(*s.ToGraphDef()).ok());
+  auto y = (*session)->Run({{"x", Tensor::Scalar<float>(41)}}, {"y"}, {});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ((*y)[0].scalar<float>(), 42.0f);
+}
+
+// Waits until the worker's log shows `text` (it writes as it refuses).
+bool LogShows(const apps::LocalCluster& cluster, const std::string& text) {
+  for (int i = 0; i < 100; ++i) {
+    if (cluster.Log(kTask0).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+TEST(SecurityTest, MasterWithoutTheSecretIsRefusedBeforeAnyGraph) {
+  auto cluster = StartWorker();
+  ASSERT_NE(cluster, nullptr);
+  SessionOptions o;
+  o.cluster = cluster->spec();
+  o.cluster_secret = "not the secret of this cluster";
+  auto session = Session::Create(o);
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), Code::kUnauthenticated) << session.status().ToString();
+  EXPECT_NE(session.status().message().find(kTask0), std::string::npos) << session.status().ToString();
+  EXPECT_TRUE(LogShows(*cluster, "refused a master")) << cluster->Log(kTask0);
+  ExpectServes(*cluster);
+}
+
+// A process that speaks CAF to the worker directly, skipping the
+// handshake a Session does.
+class RogueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_ = StartWorker();
+    ASSERT_NE(cluster_, nullptr);
+  }
+  // An actor system with `secret` (none if empty) that knows the runtime's
+  // messages, or, with `junk`, only JunkRunStep under WireRunStep's name.
+  void Connect(const std::string& secret, bool junk) {
+    UseActorScheduler(cfg_);
+    UseNetworking(cfg_);
+    if (junk) {
+      cfg_.add_message_type<JunkRunStep>("tact::WireRunStep");
+    } else {
+      AddRuntimeMessageTypes(cfg_);
+    }
+    if (!secret.empty()) UseClusterSecret(cfg_, secret);
+    system_ = std::make_unique<caf::actor_system>(cfg_);
+    const TaskAddress a = *cluster_->spec().Address(kTask0);
+    for (int i = 0; i < 100 && !task_; ++i) {
+      auto t = system_->middleman().remote_actor(a.host, a.port);
+      if (t) {
+        task_ = *t;
+      } else {
+        std::this_thread::sleep_for(50ms);
+      }
+    }
+    ASSERT_TRUE(task_);
+  }
+  // Sends `msg` as a request and returns what came back.
+  template <typename T>
+  Status Ask(T msg) {
+    caf::scoped_actor self{*system_};
+    Status result = errors::Internal("no answer");
+    self->request(task_, 5s, std::move(msg))
+        .receive([&](caf::actor&) { result = Status::OK(); },
+                 [&](caf::error& e) { result = FromCafError(e); });
+    return result;
+  }
+  void TearDown() override {
+    task_ = caf::actor();
+    system_.reset();
+  }
+
+  std::unique_ptr<apps::LocalCluster> cluster_;
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> system_;
+  caf::actor task_;
+};
+
+WireRegisterPartition AnyPartition() {
+  Scope s = Scope::NewRootScope();
+  Const(s.WithOpName("c"), Tensor::Scalar<float>(1));
+  WireRegisterPartition reg;
+  reg.handle = "rogue";
+  reg.device = kTask0 + "/device:CPU:0";
+  reg.graph = *s.ToGraphDef();
+  return reg;
+}
+
+TEST_F(RogueTest, GraphSignedWithAnotherSecretIsRefused) {
+  Connect("another cluster's secret, not this one", /*junk=*/false);
+  Status s = Ask(AnyPartition());
+  EXPECT_FALSE(s.ok()) << "a graph signed with the wrong secret was registered";
+  EXPECT_TRUE(LogShows(*cluster_, "refused a message")) << cluster_->Log(kTask0);
+  ExpectServes(*cluster_);
+}
+
+TEST_F(RogueTest, MalformedAndOversizeMessagesAreRefused) {
+  Connect("", /*junk=*/true);
+  EXPECT_FALSE(Ask(JunkRunStep{4096, true}).ok());
+  EXPECT_FALSE(Ask(JunkRunStep{kMaxWireMessageBytes + 1, false}).ok());
+  EXPECT_TRUE(LogShows(*cluster_, "refused a message")) << cluster_->Log(kTask0);
+  ExpectServes(*cluster_);
+}
+
+}  // namespace
+}  // namespace tact
+
+namespace tact {
+namespace {
+
+// A CA and a certificate it signed, made with the openssl command.
+struct Pki {
+  std::string dir;
+  ClusterTls tls;
+};
+
+Pki MakePki(const std::string& name) {
+  char t[] = "/tmp/tact_pki_XXXXXX";
+  Pki p;
+  p.dir = mkdtemp(t);
+  const std::string d = p.dir + "/";
+  const std::string cmd =
+      "cd " + d + " && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 "
+      "-subj /CN=" + name + "-ca && openssl req -newkey rsa:2048 -nodes -keyout node.key -out node.csr "
+      "-subj /CN=" + name + "-node && openssl x509 -req -in node.csr -CA ca.pem -CAkey ca.key "
+      "-CAcreateserial -out node.pem -days 2";
+  EXPECT_EQ(std::system((cmd + " > /dev/null 2>&1").c_str()), 0) << cmd;
+  p.tls = ClusterTls{d + "node.pem", d + "node.key", d + "ca.pem"};
+  return p;
+}
+
+TEST(TlsTest, TasksOverTlsServeMastersOfTheirCaOnly) {
+  const Pki ours = MakePki("ours");
+  const Pki theirs = MakePki("theirs");
+  apps::LocalClusterOptions o;
+  o.binary = TACT_BINARY;
+  o.jobs = {{"worker", 2}};
+  o.tls = ours.tls;
+  auto cluster = apps::LocalCluster::Start(o);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  // A tensor crossing from worker 1 to worker 0 and back to the client.
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  auto h = Mul(s.WithDevice("/job:worker/task:1").WithOpName("h"), x, 3.0f);
+  Add(s.WithDevice("/job:worker/task:0").WithOpName("y"), h, 1.0f);
+  SessionOptions so;
+  so.cluster = (*cluster)->spec();
+  so.cluster_secret = (*cluster)->secret();
+  so.cluster_tls = ours.tls;
+  auto session = Session::Create(so);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  ASSERT_TRUE((*session)->Extend(*s.ToGraphDef()).ok());
+  auto y = (*session)->Run({{"x", Tensor::Scalar<float>(2)}}, {"y"}, {});
+  ASSERT_TRUE(y.ok()) << y.status().ToString() << (*cluster)->Log(kTask0);
+  EXPECT_EQ((*y)[0].scalar<float>(), 7.0f);
+  // Plain TCP, and TLS with a certificate of another CA: no connection.
+  for (const ClusterTls& tls : {ClusterTls{}, theirs.tls}) {
+    SessionOptions bad = so;
+    bad.cluster_tls = tls;
+    bad.connect_timeout_ms = 500;
+    auto refused = Session::Create(bad);
+    EXPECT_FALSE(refused.ok()) << "connected with " << (tls.enabled() ? "another CA" : "plain TCP");
+  }
+  std::system(("rm -rf " + ours.dir + " " + theirs.dir).c_str());
+}
+
+}  // namespace
+}  // namespace tact
