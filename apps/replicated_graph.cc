@@ -49,7 +49,10 @@ std::string Renamed(const std::string& input, int k, const std::set<std::string>
   // chain of operator+ here.
   std::string out = ref.is_control() ? "^" : "";
   out += TowerName(k, ref.node);
-  if (ref.port > 0) out += ":" + std::to_string(ref.port);
+  if (ref.port > 0) {
+    out += ':';
+    out += std::to_string(ref.port);
+  }
   return out;
 }
 
