@@ -79,11 +79,8 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
     if (best < 0 && preferred >= 0 && device_set::Contains(groups.Feasible(grp), preferred)) {
       best = preferred;
     }
-    double best_finish = 0;
-    if (best >= 0) {
-      best_finish = sim.CompletionOn(best);
-    } else {
-      best_finish = std::numeric_limits<double>::infinity();
+    if (best < 0) {
+      double best_finish = std::numeric_limits<double>::infinity();
       // Increasing order and a strict `<`: ties go to the lowest index.
       device_set::ForEach(groups.Feasible(grp), groups.words, [&](int d) {
         const double f = sim.CompletionOn(d);
@@ -94,7 +91,7 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
       });
     }
     group_device[grp] = best;
-    sim.Commit(best, best_finish);
+    sim.Commit(best);
   };
   for (const Node* node : order) {
     if (is_generator(*node)) {
@@ -142,7 +139,7 @@ StatusOr<double> SimulatedMakespan(const Graph& graph, const CostModel& cost) {
   for (const Node* node : order) {
     const int d = index[node->assigned_device()];
     sim.Prepare(*node);
-    sim.Commit(d, sim.CompletionOn(d));
+    sim.Commit(d);
   }
   return sim.makespan();
 }
