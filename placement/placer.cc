@@ -50,65 +50,76 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
                         BuildColocationGroups(*graph, devices, options.allow_soft_placement));
   TACT_ASSIGN_OR_RETURN(std::vector<Node*> order, graph->TopologicalOrder());
 
-  std::vector<int> group_size(groups.num_groups, 0);
-  for (int grp : groups.group_of) {
-    if (grp >= 0) ++group_size[grp];
-  }
-  // TensorFlow's "generator" heuristic: a node with no inputs and one
-  // consumer (a Const, a Placeholder) goes where that consumer goes. Placed
-  // on its own it would take whichever device is idle first, as every
-  // source can at time 0, and its consumer would then wait for a transfer
-  // the greedy choice never saw. A ref output (a Variable) is not moved:
-  // its other users are its colocation group.
-  auto is_generator = [&](const Node& n) {
-    const int grp = groups.group_of[n.id()];
-    return n.in_edges().empty() && n.out_edges().size() == 1 && n.num_outputs() == 1 &&
-           !IsRefType(n.output_type(0)) && group_size[grp] == 1 && groups.assigned[grp] < 0;
+  // TensorFlow's "generator" heuristic, for every source: a node with no
+  // inputs (a Const, a Placeholder, a Variable) waits until its first
+  // consumer is reached and goes where that consumer goes. Placed on its
+  // own it would take whichever device is idle at time 0, as every source
+  // can, and its consumers would then wait for a transfer the greedy choice
+  // never saw; a Variable's colocation group (the ops that update it) would
+  // follow it there, away from the gradients they read.
+  auto is_deferred_source = [&](const Node& n) {
+    return n.in_edges().empty() && !n.out_edges().empty() &&
+           groups.assigned[groups.group_of[n.id()]] < 0;
   };
 
   // The greedy walk. A group's device is chosen when its first member in
-  // topological order is reached, by that member's completion time: the
-  // later members must follow wherever it went.
+  // topological order is reached (a deferred source: when its consumer
+  // is), by that member's completion time: the later members must follow
+  // wherever it went.
   std::vector<int> group_device = groups.assigned;
   std::vector<char> deferred(graph->num_node_ids(), 0);
   Simulation sim(*graph, *cost, devices);
-  auto place = [&](const Node& node, int preferred) {
+  // Prepares `node` and returns its device: its group's, else `preferred`
+  // when feasible, else the earliest completion.
+  auto choose = [&](const Node& node, int preferred) {
     const int grp = groups.group_of[node.id()];
     sim.Prepare(node);
     int best = group_device[grp];
     if (best < 0 && preferred >= 0 && device_set::Contains(groups.Feasible(grp), preferred)) {
       best = preferred;
     }
-    double best_finish = 0;
-    if (best >= 0) {
-      best_finish = sim.CompletionOn(best);
-    } else {
-      best_finish = std::numeric_limits<double>::infinity();
-      // Increasing order and a strict `<`: ties go to the lowest index.
-      device_set::ForEach(groups.Feasible(grp), groups.words, [&](int d) {
-        const double f = sim.CompletionOn(d);
-        if (f < best_finish) {
-          best_finish = f;
-          best = d;
-        }
-      });
-    }
-    group_device[grp] = best;
-    sim.Commit(best, best_finish);
+    if (best >= 0) return best;
+    double best_finish = std::numeric_limits<double>::infinity();
+    double best_local = 0;
+    // Ties go to the device that already holds the most input bytes (no
+    // transfer, no Send/Recv pair), then, by increasing order and a
+    // strict `>`, to the lowest index.
+    device_set::ForEach(groups.Feasible(grp), groups.words, [&](int d) {
+      const double f = sim.CompletionOn(d);
+      if (f > best_finish) return;
+      const double local = sim.LocalInputBytes(d);
+      if (f < best_finish || local > best_local) {
+        best_finish = f;
+        best_local = local;
+        best = d;
+      }
+    });
+    return best;
+  };
+  // Places the node prepared last.
+  auto commit = [&](const Node& node, int d) {
+    group_device[groups.group_of[node.id()]] = d;
+    sim.Commit(d);
   };
   for (const Node* node : order) {
-    if (is_generator(*node)) {
+    if (is_deferred_source(*node)) {
       deferred[node->id()] = 1;
       continue;
     }
-    place(*node, -1);
-    const int d = sim.device_of(node->id());
+    // Where the node would go without its deferred sources; they are
+    // simulated there first (before it, as the executor would run them),
+    // then the node, which now sees them.
+    int d = choose(*node, -1);
+    bool had_sources = false;
     for (const Edge* e : node->in_edges()) {
-      if (deferred[e->src->id()]) {
-        deferred[e->src->id()] = 0;
-        place(*e->src, d);
-      }
+      const Node& src = *e->src;
+      if (!deferred[src.id()]) continue;
+      deferred[src.id()] = 0;
+      had_sources = true;
+      commit(src, choose(src, d));
     }
+    if (had_sources) d = choose(*node, d);
+    commit(*node, d);
   }
 
   PlacementReport report;
@@ -142,7 +153,7 @@ StatusOr<double> SimulatedMakespan(const Graph& graph, const CostModel& cost) {
   for (const Node* node : order) {
     const int d = index[node->assigned_device()];
     sim.Prepare(*node);
-    sim.Commit(d, sim.CompletionOn(d));
+    sim.Commit(d);
   }
   return sim.makespan();
 }

@@ -17,19 +17,23 @@
 //    A group's feasible devices are the intersection of its members'. A
 //    "loc:@" naming no node of the graph is ignored: pruning (paper 4.2)
 //    removes nodes that others were colocated with.
-// 3. The paper's greedy simulation: nodes in topological order from the
-//    sources (Graph::TopologicalOrder); a group is placed when its first
-//    member is reached, on the feasible device where that member's
-//    estimated completion time (device free time, inputs' arrival including
-//    transfers from other devices, execution time) is earliest; ties go to
-//    the lowest index in `devices`. Deterministic. TensorFlow's "generator"
-//    heuristic is kept: a node with no inputs and one consumer (a Const, a
-//    Placeholder) is placed where its consumer goes, because alone it would
-//    take whichever device is idle at time 0 and its consumer would pay a
-//    transfer the greedy choice never saw.
+// 3. The paper's greedy simulation (simulation.h): nodes in topological
+//    order from the sources (Graph::TopologicalOrder); a group is placed
+//    when its first member is reached, on the feasible device where that
+//    member's estimated completion time (inputs' arrival including
+//    transfers from other devices, then the device's first idle gap long
+//    enough for it, then its execution time) is earliest; ties go to the
+//    device already holding the most bytes of its inputs, then to the
+//    lowest index in `devices`. Deterministic. TensorFlow's "generator"
+//    heuristic is kept, for every source: a node with no inputs (a Const, a
+//    Placeholder, a Variable with the ops that update it) is placed when its
+//    first consumer is reached, where that consumer would go, and simulated
+//    just before it; alone it would take whichever device is idle at time
+//    0 and its consumers would pay a transfer the greedy choice never saw.
 //
-// Cost: O(nodes * feasible devices + edges) after one parse of each distinct
-// device name and requested-device string.
+// Cost: O(nodes * feasible devices * log(idle gaps of a device) + edges),
+// plus the gaps too short for a node that its search walks past, after one
+// parse of each distinct device name and requested-device string.
 #pragma once
 
 #include <cstdint>
@@ -53,9 +57,10 @@ struct PlacerOptions {
 };
 
 struct PlacementReport {
-  // Of the greedy simulation. It simulates a generator (below) after its
-  // consumer, so SimulatedMakespan of the same assignment, which keeps
-  // topological order, can differ by about the generators' overheads.
+  // Of the greedy simulation. It simulates a source (below) when its first
+  // consumer is reached, so SimulatedMakespan of the same assignment, which
+  // keeps topological order, can fill idle gaps in another order and
+  // differ a little.
   double makespan_seconds = 0;
   // Every device of the list, by full name, with the nodes placed there
   // (pre-assigned nodes included).

@@ -10,13 +10,14 @@ Simulation::Simulation(const Graph& graph, const CostModel& cost, const DeviceLi
       num_devices_(devices.size()),
       latency_(size_t(num_devices_) * num_devices_, 0),
       seconds_per_byte_(latency_.size(), 0),
-      device_free_(num_devices_, 0),
+      timelines_(num_devices_),
       finish_(graph.num_node_ids(), 0),
       device_(graph.num_node_ids(), -1),
-      first_port_(graph.num_node_ids(), 0),
+      first_port_(graph.num_node_ids(), -1),
       first_input_(graph.num_node_ids(), 0),
       num_inputs_(graph.num_node_ids(), 0),
-      exec_by_type_(devices.types().size(), -1) {
+      exec_by_type_(devices.types().size(), -1),
+      slot_(num_devices_, Timeline::Slot{-1, 0}) {
   port_bytes_.reserve(graph.num_nodes() + graph.num_nodes() / 8);
   data_inputs_.reserve(graph.num_edges());
   // The cost model's names are strings; ask once per pair, not per edge.
@@ -34,26 +35,32 @@ Simulation::Simulation(const Graph& graph, const CostModel& cost, const DeviceLi
 void Simulation::Prepare(const Node& node) {
   node_ = &node;
   const int id = node.id();
-  first_port_[id] = static_cast<int>(port_bytes_.size());
-  for (int port = 0; port < node.num_outputs(); ++port) {
-    port_bytes_.push_back(cost_.OutputBytes(node, port));
+  // Prepared again (the placer does that after simulating the sources it
+  // deferred), a node keeps what was recorded the first time.
+  const bool record = first_port_[id] < 0;
+  if (record) {
+    first_port_[id] = static_cast<int>(port_bytes_.size());
+    for (int port = 0; port < node.num_outputs(); ++port) {
+      port_bytes_.push_back(cost_.OutputBytes(node, port));
+    }
+    first_input_[id] = static_cast<int>(data_inputs_.size());
   }
-  first_input_[id] = static_cast<int>(data_inputs_.size());
   inputs_.clear();
   for (const Edge* e : node.in_edges()) {
     const int src = e->src->id();
-    if (!e->IsControlEdge()) data_inputs_.push_back(DataInput{src, e->src_output});
+    if (record && !e->IsControlEdge()) data_inputs_.push_back(DataInput{src, e->src_output});
     if (device_[src] < 0) continue;  // a back edge: not simulated yet
     const double bytes =
         e->IsControlEdge() ? 0 : static_cast<double>(output_bytes(src, e->src_output));
     inputs_.push_back(Input{device_[src], finish_[src], bytes});
   }
-  num_inputs_[id] = static_cast<int>(data_inputs_.size()) - first_input_[id];
+  if (record) num_inputs_[id] = static_cast<int>(data_inputs_.size()) - first_input_[id];
   std::fill(exec_by_type_.begin(), exec_by_type_.end(), -1);
+  std::fill(slot_.begin(), slot_.end(), Timeline::Slot{-1, 0});
 }
 
 double Simulation::CompletionOn(int d) {
-  double ready = device_free_[d];
+  double ready = 0;
   for (const Input& in : inputs_) {
     double arrival = in.finish;
     if (in.device != d) {
@@ -66,15 +73,29 @@ double Simulation::CompletionOn(int d) {
   if (exec < 0) {
     exec = std::max(0.0, cost_.ExecutionSeconds(*node_, devices_.types()[devices_.type_of(d)]));
   }
-  return ready + exec;
+  slot_[d] = timelines_[d].EarliestSlot(ready, exec);
+  return slot_[d].start + exec;
 }
 
-void Simulation::Commit(int d, double finish) {
+double Simulation::LocalInputBytes(int d) const {
+  double bytes = 0;
+  for (const Input& in : inputs_) {
+    if (in.device == d) bytes += in.bytes;
+  }
+  return bytes;
+}
+
+void Simulation::Commit(int d) {
   const int id = node_->id();
+  if (slot_[d].gap < 0) CompletionOn(d);
+  const Timeline::Slot slot = slot_[d];
+  const double exec = exec_by_type_[devices_.type_of(d)];
+  timelines_[d].Occupy(slot, exec);
+  const double finish = slot.start + exec;
   device_[id] = d;
   finish_[id] = finish;
-  device_free_[d] = finish;
   makespan_ = std::max(makespan_, finish);
+  std::fill(slot_.begin(), slot_.end(), Timeline::Slot{-1, 0});
 }
 
 }  // namespace tact

@@ -3,11 +3,16 @@
 // runs over a finished assignment.
 //
 // Model: nodes are simulated in the order given (topological); each device
-// runs its nodes one at a time, in that order; a node starts when its
-// device is free and every input has arrived: at once from its own device,
-// after latency + bytes / bandwidth from another (a control edge is a tiny
-// tensor: latency only). Links are not contended; an input from a node not
-// simulated yet (a loop's back edge) is not waited for.
+// runs one node at a time; a node is ready on a device when every input has
+// arrived there: at once from its own device, after latency + bytes /
+// bandwidth from another (a control edge is a tiny tensor: latency only).
+// It starts in the device's earliest idle gap (timeline.h) that begins at or
+// after it is ready and is long enough for it, so a cheap node whose inputs
+// arrived long ago fills a gap near its producers rather than waiting behind
+// everything simulated before it: the executor too runs nodes when they are
+// ready, not in topological order (list scheduling with HEFT's insertion
+// policy). Links are not contended; an input from a node not simulated yet
+// (a loop's back edge) is not waited for.
 //
 // Internal to placement/. Holds references to the cost model and device
 // list, which must outlive it. Not thread-safe.
@@ -19,6 +24,7 @@
 #include "graph/graph.h"
 #include "placement/cost_model.h"
 #include "placement/device_list.h"
+#include "placement/timeline.h"
 
 namespace tact {
 
@@ -27,12 +33,17 @@ class Simulation {
   Simulation(const Graph& graph, const CostModel& cost, const DeviceList& devices);
 
   // Gathers `node`'s inputs (their devices, finish times and bytes) once,
-  // before CompletionOn is asked for each candidate device.
+  // before CompletionOn is asked for each candidate device. A node may be
+  // prepared again, to see inputs simulated since.
   void Prepare(const Node& node);
   // When the prepared node would finish on device `d`.
   double CompletionOn(int d);
-  // Places the prepared node on `d`, finishing at `finish` (from CompletionOn).
-  void Commit(int d, double finish);
+  // Bytes of the prepared node's inputs that are on device `d` already: for
+  // choosing between devices where it would finish at the same time.
+  double LocalInputBytes(int d) const;
+  // Places the prepared node on `d`, in the slot CompletionOn(d) found
+  // (asking it if it was not).
+  void Commit(int d);
 
   // The device a simulated node ran on, or -1.
   int device_of(int node_id) const { return device_[node_id]; }
@@ -74,10 +85,10 @@ class Simulation {
   const int num_devices_;
   std::vector<double> latency_;          // [src * D + dst]; 0 on the diagonal
   std::vector<double> seconds_per_byte_; // [src * D + dst]; 0 on the diagonal
-  std::vector<double> device_free_;
+  std::vector<Timeline> timelines_;  // by device
   std::vector<double> finish_;  // by node id
   std::vector<int> device_;     // by node id
-  std::vector<int> first_port_;     // by node id: index of its output 0 in port_bytes_
+  std::vector<int> first_port_;     // by node id: index of its output 0 in port_bytes_; -1: not prepared
   std::vector<int64_t> port_bytes_;
   std::vector<int> first_input_;    // by node id: its first entry in data_inputs_
   std::vector<int> num_inputs_;     // by node id
@@ -88,6 +99,7 @@ class Simulation {
   const Node* node_ = nullptr;
   std::vector<Input> inputs_;
   std::vector<double> exec_by_type_;  // < 0: not asked yet
+  std::vector<Timeline::Slot> slot_;  // by device: what CompletionOn found
 };
 
 }  // namespace tact

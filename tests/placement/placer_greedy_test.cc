@@ -45,7 +45,7 @@ TEST(GreedyPlacement, TwoHeavyBranchesRunInParallel) {
   auto r = Place(s.graph(), LocalCpus(2), opt);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   // The simulation Place ran is the one SimulatedMakespan runs, but for the
-  // generators' (the weights') overheads, simulated late.
+  // order in which the sources (the weights) were simulated.
   EXPECT_NEAR(Makespan(*s.graph(), *cost), r->makespan_seconds, 1e-4);
   // One branch per device.
   const Graph& g = *s.graph();
