@@ -13,6 +13,7 @@ void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   AddBenchExecutor(*bench, run);
   AddBenchPlace(*bench, run);
   AddBenchTrain(*bench, run);
+  AddBenchSendRecv(*bench, run);
 }
 
 }  // namespace tact::apps

@@ -79,4 +79,8 @@ StatusOr<PlaceBenchResult> BenchPlace(int nodes, int devices, int reps);
 // `tact bench train --model {mlp,cnn} [--steps N]`: images/s beside PyTorch.
 void AddBenchTrain(CLI::App& bench, std::function<int()>& run);
 
+// `tact bench sendrecv --bytes N [--reps R] [--json]`: a tensor between two
+// worker processes beside raw TCP.
+void AddBenchSendRecv(CLI::App& bench, std::function<int()>& run);
+
 }  // namespace tact::apps
