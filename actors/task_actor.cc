@@ -10,15 +10,15 @@
 
 namespace tact {
 
-caf::actor PeerTable::Find(const std::string& task) {
+Peer PeerTable::Find(const std::string& task) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = peers_.find(task);
-  return it == peers_.end() ? caf::actor() : it->second;
+  return it == peers_.end() ? Peer() : it->second;
 }
 
-void PeerTable::Add(const std::string& task, caf::actor actor) {
+void PeerTable::Add(const std::string& task, Peer peer) {
   std::lock_guard<std::mutex> lock(mu_);
-  peers_[task] = std::move(actor);
+  peers_[task] = std::move(peer);
 }
 
 namespace {
@@ -29,9 +29,16 @@ constexpr const char* kHelloProof = "tact::hello";
 
 using TaskSelf = caf::stateful_actor<TaskActorConfig>;
 
-// What a hello signs: who says it, and the actor it vouches for.
-std::string HelloBytes(const std::string& task, const caf::actor& actor, const std::string& payload) {
-  return task + "\n" + caf::to_string(actor.address()) + "\n" + payload;
+// What a hello signs: who says it, the actor and the link port it vouches
+// for.
+std::string HelloBytes(const std::string& task, const caf::actor& actor, uint16_t link_port,
+                       const std::string& payload) {
+  return task + "\n" + caf::to_string(actor.address()) + "\n" + std::to_string(link_port) + "\n" + payload;
+}
+
+Peer PeerAt(const TaskActorConfig& st, const std::string& task, caf::actor actor, uint16_t link_port) {
+  StatusOr<TaskAddress> a = st.cluster.Address(task);
+  return Peer{std::move(actor), a.ok() ? a->host : std::string(), link_port};
 }
 
 // Tasks (other than this one) that the partition's Sends deliver to.
@@ -58,7 +65,7 @@ caf::response_promise Register(TaskSelf* self, WireRegisterPartition& reg) {
     return promise;
   }
   for (const std::string& task : PeerTasksOf(st, reg.graph)) {
-    if (!st.peers->Find(task)) {
+    if (!st.peers->Find(task).actor) {
       promise.deliver(ToCafError(errors::FailedPrecondition(
           "partition '", reg.handle, "' sends to task ", task, ", which task ", st.task,
           " has not been introduced to")));
@@ -76,7 +83,7 @@ caf::response_promise Introduce(TaskSelf* self) {
   caf::response_promise promise = self->make_response_promise();
   std::vector<std::pair<std::string, TaskAddress>> todo;
   for (const std::string& task : st.cluster.Tasks()) {
-    if (task > st.task && !st.peers->Find(task)) todo.emplace_back(task, *st.cluster.Address(task));
+    if (task > st.task && !st.peers->Find(task).actor) todo.emplace_back(task, *st.cluster.Address(task));
   }
   if (todo.empty()) {
     promise.deliver(caf::unit);
@@ -99,13 +106,14 @@ caf::response_promise Introduce(TaskSelf* self) {
               caf::actor peer = caf::actor_cast<caf::actor>(ptr);
               const std::string payload = NewClusterSecret();  // fresh random bytes
               const caf::actor me = caf::actor_cast<caf::actor>(self);
+              const uint16_t my_port = self->state.link_port;
               StatusOr<std::string> proof = SignWireMessage(
-                  self->system(), kHelloProof, HelloBytes(self->state.task, me, payload));
-              self->request(peer, kPeerTimeout, hello_atom::value, self->state.task, me, payload,
-                            proof.ok() ? *proof : std::string())
+                  self->system(), kHelloProof, HelloBytes(self->state.task, me, my_port, payload));
+              self->request(peer, kPeerTimeout, hello_atom::value, self->state.task, me, my_port,
+                            payload, proof.ok() ? *proof : std::string())
                   .then(
-                      [=]() mutable {
-                        self->state.peers->Add(task, peer);
+                      [=](uint16_t peer_port) mutable {
+                        self->state.peers->Add(task, PeerAt(self->state, task, peer, peer_port));
                         if (--*left == 0 && promise.pending()) promise.deliver(caf::unit);
                       },
                       [=](caf::error& e) mutable { fail(task, address, e); });
@@ -115,16 +123,17 @@ caf::response_promise Introduce(TaskSelf* self) {
   return promise;
 }
 
-caf::result<void> Hello(TaskSelf* self, const std::string& task, const caf::actor& actor,
-                        const std::string& payload, const std::string& proof) {
-  Status s = VerifyWireMessage(self->system(), kHelloProof, HelloBytes(task, actor, payload), proof);
+caf::result<uint16_t> Hello(TaskSelf* self, const std::string& task, const caf::actor& actor,
+                            uint16_t link_port, const std::string& payload, const std::string& proof) {
+  Status s = VerifyWireMessage(self->system(), kHelloProof, HelloBytes(task, actor, link_port, payload),
+                               proof);
   if (!s.ok()) {
     std::fprintf(stderr, "tact worker %s: refused a hello as %s: %s\n", self->state.task.c_str(),
                  task.c_str(), s.message().c_str());
     return ToCafError(errors::Unauthenticated("task ", self->state.task, " refuses a peer without the cluster's secret"));
   }
-  self->state.peers->Add(task, actor);
-  return caf::unit;
+  self->state.peers->Add(task, PeerAt(self->state, task, actor, link_port));
+  return self->state.link_port;
 }
 
 caf::result<WireTaskInfo> Describe(TaskSelf* self, const std::string& payload, const std::string& proof) {
@@ -157,9 +166,9 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
       },
       [self](WireRegisterPartition& reg) { return Register(self, reg); },
       [self](introduce_atom) { return Introduce(self); },
-      [self](hello_atom, const std::string& task, const caf::actor& actor,
+      [self](hello_atom, const std::string& task, const caf::actor& actor, uint16_t link_port,
              const std::string& payload, const std::string& proof) {
-        return Hello(self, task, actor, payload, proof);
+        return Hello(self, task, actor, link_port, payload, proof);
       },
       [self](WireRendezvousTensor& t) {
         // An error here is a second tensor for one key, or an aborted

@@ -7,8 +7,9 @@
 //   WireRegisterPartition          -> the partition actor (master)
 //   introduce_atom                 -> once connected to every task whose
 //                                     name sorts after this one's (master)
-//   hello_atom, task, actor, payload, proof
-//                                  -> a lower task that connected here
+//   hello_atom, task, actor, link port, payload, proof
+//                                  -> a lower task that connected here;
+//                                     answers with this task's link port
 //   WireRendezvousTensor           -> a Send of another task, for a Recv here
 //   WireHealthPing                 -> the ping, with this task's incarnation
 //
@@ -32,16 +33,24 @@ namespace tact {
 
 class RendezvousMgr;
 
-// The task actors of the other tasks, by task name: read by Send kernels
-// on device threads, written by the task actor.
+// Another task as this one reaches it: its task actor, and where its
+// tensor links listen (port 0: it takes tensors through CAF only).
+struct Peer {
+  caf::actor actor;
+  std::string host;
+  uint16_t link_port = 0;
+};
+
+// The other tasks, by task name: read by Send kernels on device threads,
+// written by the task actor.
 class PeerTable {
  public:
-  caf::actor Find(const std::string& task);
-  void Add(const std::string& task, caf::actor actor);
+  Peer Find(const std::string& task);  // an empty actor when unknown
+  void Add(const std::string& task, Peer peer);
 
  private:
   std::mutex mu_;
-  std::map<std::string, caf::actor> peers_;
+  std::map<std::string, Peer> peers_;
 };
 
 struct TaskActorConfig {
@@ -51,6 +60,7 @@ struct TaskActorConfig {
   std::map<std::string, caf::actor> devices;  // device actors by full name
   std::shared_ptr<PeerTable> peers;
   std::shared_ptr<RendezvousMgr> rendezvous;
+  uint16_t link_port = 0;  // of this task's tensor links; 0: none
 };
 
 caf::actor SpawnTaskActor(caf::actor_system& system, TaskActorConfig config);

@@ -30,15 +30,19 @@ std::string Hex(const unsigned char* p, size_t n) {
   return s;
 }
 
+}  // namespace
+
 // AES-128 key from the secret: the first half of SHA-256 over a label and
 // the secret, so that the key is not the secret itself.
-std::string DeriveKey(const std::string& secret) {
+std::string ClusterKey(const std::string& secret) {
   const std::string input = "tact cluster key v1\n" + secret;
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   EVP_Digest(input.data(), input.size(), digest, &n, EVP_sha256(), nullptr);
   return std::string(reinterpret_cast<char*>(digest), kKeyBytes);
 }
+
+namespace {
 
 // A nonce never repeats within a process: a random prefix (per process)
 // and a counter.
@@ -82,7 +86,9 @@ bool Tag(const std::string& key, const unsigned char* nonce, std::string_view ty
          EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, kTagBytes, tag) == 1;
 }
 
-std::string KeyOf(const caf::actor_system& system) {
+}  // namespace
+
+std::string ClusterKeyOf(const caf::actor_system& system) {
   const std::string hex = caf::get_or(system.config(), kKeyOption, std::string());
   std::string key;
   for (size_t i = 0; i + 1 < hex.size(); i += 2) {
@@ -90,8 +96,6 @@ std::string KeyOf(const caf::actor_system& system) {
   }
   return key;
 }
-
-}  // namespace
 
 std::string NewClusterSecret() {
   unsigned char bytes[32];
@@ -131,14 +135,22 @@ StatusOr<std::string> FindClusterSecret(const std::string& file) {
 }
 
 void UseClusterSecret(caf::actor_system_config& cfg, const std::string& secret) {
-  const std::string key = DeriveKey(secret);
+  const std::string key = ClusterKey(secret);
   // Straight into the settings: set() takes only options CAF declared.
   caf::put(cfg.content, kKeyOption, Hex(reinterpret_cast<const unsigned char*>(key.data()), key.size()));
 }
 
 StatusOr<std::string> SignWireMessage(const caf::actor_system& system, std::string_view type,
                                       std::string_view bytes) {
-  const std::string key = KeyOf(system);
+  return SignWithKey(ClusterKeyOf(system), type, bytes);
+}
+
+Status VerifyWireMessage(const caf::actor_system& system, std::string_view type,
+                         std::string_view bytes, std::string_view trailer) {
+  return VerifyWithKey(ClusterKeyOf(system), type, bytes, trailer);
+}
+
+StatusOr<std::string> SignWithKey(const std::string& key, std::string_view type, std::string_view bytes) {
   if (key.size() != kKeyBytes) {
     return errors::FailedPrecondition("this process has no cluster secret to sign ", type, " with");
   }
@@ -149,9 +161,8 @@ StatusOr<std::string> SignWireMessage(const caf::actor_system& system, std::stri
   return trailer;
 }
 
-Status VerifyWireMessage(const caf::actor_system& system, std::string_view type,
-                         std::string_view bytes, std::string_view trailer) {
-  const std::string key = KeyOf(system);
+Status VerifyWithKey(const std::string& key, std::string_view type, std::string_view bytes,
+                     std::string_view trailer) {
   if (key.size() != kKeyBytes) {
     return errors::Unauthenticated(type, " from another process, but this process has no cluster secret");
   }

@@ -40,6 +40,14 @@ StatusOr<std::string> FindClusterSecret(const std::string& file);
 // The actor system made from `cfg` signs and verifies with `secret`.
 void UseClusterSecret(caf::actor_system_config& cfg, const std::string& secret);
 
+// The signing key a secret gives (16 bytes), and signing with it directly,
+// for connections that are not CAF's.
+std::string ClusterKey(const std::string& secret);
+std::string ClusterKeyOf(const caf::actor_system& system);  // empty without a secret
+StatusOr<std::string> SignWithKey(const std::string& key, std::string_view type, std::string_view bytes);
+Status VerifyWithKey(const std::string& key, std::string_view type, std::string_view bytes,
+                     std::string_view trailer);
+
 // The trailer (nonce and tag) that authenticates `bytes` of message type
 // `type` in `system`'s cluster; FailedPrecondition without a secret.
 StatusOr<std::string> SignWireMessage(const caf::actor_system& system, std::string_view type,

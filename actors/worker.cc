@@ -13,6 +13,7 @@
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
 #include "actors/task_actor.h"
+#include "actors/tensor_link.h"
 #include "actors/wire_auth.h"
 #include "devices/device_factory.h"
 
@@ -31,6 +32,7 @@ class WorkerImpl final : public Worker {
       : task_(std::move(task)), incarnation_(NewIncarnation()), devices_(std::move(devices)) {}
 
   ~WorkerImpl() override {
+    links_.reset();  // its readers deliver into the rendezvous and run kernels
     for (const caf::actor& a : actors_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     actors_.clear();
     system_.reset();  // waits for the actors and the middleman
@@ -43,26 +45,40 @@ class WorkerImpl final : public Worker {
     UseClusterSecret(cfg_, o.secret);
     system_ = std::make_unique<caf::actor_system>(cfg_);
     auto peers = std::make_shared<PeerTable>();
+    auto links = std::make_shared<TensorLinks*>(nullptr);
     auto rendezvous = std::make_shared<RendezvousMgr>(
-        task_, [peers, task = task_](const std::string& recv_task, int64_t step_id,
-                                     const std::string& key, const Tensor& tensor) {
-          caf::actor peer = peers->Find(recv_task);
-          if (!peer) return errors::Unavailable("task ", task, " has no connection to task ", recv_task);
-          caf::anon_send(peer, WireRendezvousTensor{step_id, key, tensor});
+        task_, [peers, links, task = task_](const std::string& recv_task, int64_t step_id,
+                                            const std::string& key, const Tensor& tensor) {
+          Peer peer = peers->Find(recv_task);
+          if (!peer.actor) return errors::Unavailable("task ", task, " has no connection to task ", recv_task);
+          if (*links != nullptr && peer.link_port != 0 && TensorLinks::Carries(tensor.dtype())) {
+            return (*links)->Send(recv_task, peer.host, peer.link_port, step_id, key, tensor);
+          }
+          caf::anon_send(peer.actor, WireRendezvousTensor{step_id, key, tensor});
           return Status::OK();
         });
+    const std::string host = o.bind_host.empty() ? address.host : o.bind_host;
+    // Over TLS tensors stay on CAF's encrypted connections.
+    if (!o.tls.enabled()) {
+      TACT_ASSIGN_OR_RETURN(links_, TensorLinks::Start(task_, host, ClusterKey(o.secret),
+                                                       [rendezvous](int64_t step, const std::string& key,
+                                                                    const Tensor& t) {
+                                                         rendezvous->Deliver(step, key, t);
+                                                       }));
+      *links = links_.get();
+    }
     TaskActorConfig st;
     st.task = task_;
     st.incarnation = incarnation_;
     st.cluster = o.cluster;
     st.peers = peers;
     st.rendezvous = rendezvous;
+    st.link_port = links_ ? links_->port() : 0;
     for (const auto& d : devices_) {
       actors_.push_back(SpawnDeviceActor(*system_, d.get(), incarnation_, rendezvous));
       st.devices[d->name()] = actors_.back();
     }
     actors_.push_back(SpawnTaskActor(*system_, std::move(st)));
-    const std::string host = o.bind_host.empty() ? address.host : o.bind_host;
     caf::expected<uint16_t> port = PublishTask(*system_, actors_.back(), address.port, host);
     if (!port) {
       return errors::Unavailable("task ", task_, " cannot listen on ", host, ":", address.port,
@@ -93,6 +109,7 @@ class WorkerImpl final : public Worker {
   caf::actor_system_config cfg_;
   std::unique_ptr<caf::actor_system> system_;
   std::vector<caf::actor> actors_;  // the device actors, then the task actor
+  std::unique_ptr<TensorLinks> links_;  // none over TLS
   uint16_t port_ = 0;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -138,7 +138,7 @@ class TcpPeer {
   static void Serve(int s) {
     int one = 1;
     setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    std::vector<char> buf(1 << 20);
+    std::vector<char> buf;
     for (;;) {
       uint64_t n = 0;
       ReadAll(s, &n, sizeof n);
@@ -153,11 +153,9 @@ class TcpPeer {
         }
         continue;
       }
-      while (n > 0) {
-        const size_t chunk = std::min<uint64_t>(n, buf.size());
-        ReadAll(s, buf.data(), chunk);
-        n -= chunk;
-      }
+      // Read whole into one buffer, as a link reads into its tensor.
+      if (buf.size() < n) buf.resize(n);
+      ReadAll(s, buf.data(), n);
       const char ack = 1;
       WriteAll(s, &ack, 1);
     }

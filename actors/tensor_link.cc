@@ -1,0 +1,402 @@
+#include "actors/tensor_link.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <climits>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+
+#include "actors/wire_auth.h"
+#include "actors/wire_caf.h"
+
+namespace tact {
+namespace {
+
+constexpr char kMagic[8] = {'T', 'A', 'C', 'T', 'L', 'N', 'K', '1'};
+constexpr uint32_t kFrameMagic = 0x4d524654;  // "TFRM"
+constexpr size_t kNonceBytes = 16;
+constexpr uint32_t kMaxKeyBytes = 1 << 16;
+constexpr uint32_t kMaxRank = 32;
+constexpr uint32_t kMaxTaskBytes = 1 << 12;
+// How long a handshake may take before the connection is dropped.
+constexpr int kHandshakeTimeoutMs = 5000;
+
+bool WriteAll(int fd, const void* p, size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n > 0) {
+    const ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+bool ReadAll(int fd, void* p, size_t n) {
+  char* c = static_cast<char*>(p);
+  while (n > 0) {
+    const ssize_t r = read(fd, c, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    c += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// A frame on its way out: its parts, what of them is left to write, and
+// the tensor (a reference) whose bytes the last part points into.
+struct Frame {
+  std::vector<iovec> parts;
+  size_t first = 0;  // parts before it are written
+  std::string head;  // header, dims and key
+  Tensor tensor;
+};
+
+// Writes what is left of `f`; false on a broken socket. With `wait`
+// false, stops (true) as soon as the socket's buffer is full.
+bool WriteFrame(int fd, Frame* f, bool wait, bool* complete) {
+  while (f->first < f->parts.size()) {
+    msghdr msg{};
+    msg.msg_iov = &f->parts[f->first];
+    msg.msg_iovlen = std::min<size_t>(f->parts.size() - f->first, IOV_MAX);
+    ssize_t w = sendmsg(fd, &msg, MSG_NOSIGNAL | (wait ? 0 : MSG_DONTWAIT));
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && !wait && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    if (w <= 0) return false;
+    while (f->first < f->parts.size() && static_cast<size_t>(w) >= f->parts[f->first].iov_len) {
+      w -= static_cast<ssize_t>(f->parts[f->first].iov_len);
+      ++f->first;
+    }
+    if (f->first < f->parts.size()) {
+      f->parts[f->first].iov_base = static_cast<char*>(f->parts[f->first].iov_base) + w;
+      f->parts[f->first].iov_len -= static_cast<size_t>(w);
+    }
+  }
+  *complete = f->first == f->parts.size();
+  return true;
+}
+
+void NoDelay(int fd) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+void SetTimeout(int fd, int ms) {
+  timeval tv{ms / 1000, (ms % 1000) * 1000};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+std::string Nonce() { return NewClusterSecret().substr(0, kNonceBytes); }
+
+bool WriteString(int fd, const std::string& s) {
+  const uint32_t n = static_cast<uint32_t>(s.size());
+  return WriteAll(fd, &n, sizeof n) && WriteAll(fd, s.data(), s.size());
+}
+
+bool ReadString(int fd, uint32_t limit, std::string* s) {
+  uint32_t n = 0;
+  if (!ReadAll(fd, &n, sizeof n) || n > limit) return false;
+  s->resize(n);
+  return ReadAll(fd, s->data(), n);
+}
+
+// The fixed part of a frame: what the receiver checks before it allocates.
+struct FrameHeader {
+  uint32_t magic = kFrameMagic;
+  uint32_t key_bytes = 0;
+  int64_t step_id = 0;
+  uint32_t dtype = 0;
+  uint32_t rank = 0;
+  uint64_t data_bytes = 0;
+};
+
+}  // namespace
+
+// One link to a peer. Whoever sends writes at once if the socket is idle,
+// without waiting: what does not fit in the socket's buffer, and frames
+// sent meanwhile, are the writer thread's. So no sender ever blocks on a
+// peer that is slow to read, and no two tasks can wait on each other's
+// full sockets (a reader thread runs the kernels its tensor readies, and
+// those may send).
+struct TensorLinks::Outgoing {
+  std::string peer;
+  int fd = -1;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::unique_ptr<Frame>> queue;
+  bool busy = false;  // a thread is writing; the stream is its
+  bool stop = false;
+  bool broken = false;
+  std::thread writer;
+
+  ~Outgoing() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+      cv.notify_all();
+    }
+    if (writer.joinable()) writer.join();
+    if (fd >= 0) close(fd);
+  }
+
+  // False if the link is broken.
+  bool Send(std::unique_ptr<Frame> f) {
+    std::unique_lock<std::mutex> lock(mu);
+    if (broken) return false;
+    if (busy || !queue.empty()) {
+      queue.push_back(std::move(f));
+      cv.notify_one();
+      return true;
+    }
+    busy = true;
+    lock.unlock();
+    bool complete = false;
+    const bool ok = WriteFrame(fd, f.get(), /*wait=*/false, &complete);
+    lock.lock();
+    busy = false;
+    if (!ok) broken = true;
+    // The rest of a frame begun goes before anything else.
+    if (ok && !complete) queue.push_front(std::move(f));
+    if (!queue.empty()) cv.notify_one();
+    return ok;
+  }
+
+  void WriterLoop() {
+    std::unique_lock<std::mutex> lock(mu);
+    for (;;) {
+      cv.wait(lock, [&] { return stop || (!busy && !queue.empty()); });
+      if (stop) return;
+      std::unique_ptr<Frame> f = std::move(queue.front());
+      queue.pop_front();
+      busy = true;
+      lock.unlock();
+      bool complete = false;
+      const bool ok = !broken && WriteFrame(fd, f.get(), /*wait=*/true, &complete);
+      f.reset();  // the tensor's reference goes here, off the lock
+      lock.lock();
+      busy = false;
+      if (!ok) {
+        broken = true;
+        queue.clear();
+      }
+    }
+  }
+};
+
+bool TensorLinks::Carries(DataType dtype) {
+  return dtype != DT_STRING && DataTypeSize(dtype) > 0;
+}
+
+StatusOr<std::unique_ptr<TensorLinks>> TensorLinks::Start(const std::string& task, const std::string& host,
+                                                          const std::string& key, Deliver deliver) {
+  std::unique_ptr<TensorLinks> l(new TensorLinks());
+  l->task_ = task;
+  l->key_ = key;
+  l->deliver_ = std::move(deliver);
+  addrinfo hints{}, *found = nullptr;
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
+    return errors::Unavailable("task ", task, ": cannot resolve '", host, "' for its tensor links");
+  }
+  sockaddr_in addr = *reinterpret_cast<sockaddr_in*>(found->ai_addr);
+  freeaddrinfo(found);
+  addr.sin_port = 0;
+  l->listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  socklen_t len = sizeof(addr);
+  if (l->listener_ < 0 || bind(l->listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      listen(l->listener_, 64) != 0 ||
+      getsockname(l->listener_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    return errors::Unavailable("task ", task, " cannot listen for tensor links on ", host, ": ",
+                               std::strerror(errno));
+  }
+  l->port_ = ntohs(addr.sin_port);
+  l->acceptor_ = std::thread([p = l.get()] { p->AcceptLoop(); });
+  return l;
+}
+
+TensorLinks::~TensorLinks() {
+  std::vector<std::thread> readers;
+  std::map<std::string, std::shared_ptr<Outgoing>> outgoing;
+  {
+    std::lock_guard<std::mutex> lock(incoming_mu_);
+    closing_ = true;
+    // Wakes the acceptor and every reader out of their blocking calls.
+    shutdown(listener_, SHUT_RDWR);
+    for (int fd : incoming_fds_) shutdown(fd, SHUT_RDWR);
+    readers.swap(readers_);
+  }
+  {
+    std::lock_guard<std::mutex> lock(outgoing_mu_);
+    outgoing.swap(outgoing_);
+  }
+  if (acceptor_.joinable()) acceptor_.join();
+  for (std::thread& t : readers) t.join();
+  for (int fd : incoming_fds_) close(fd);
+  close(listener_);
+}
+
+void TensorLinks::AcceptLoop() {
+  for (;;) {
+    const int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    std::lock_guard<std::mutex> lock(incoming_mu_);
+    if (closing_) {
+      if (fd >= 0) close(fd);
+      return;
+    }
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return;
+    }
+    incoming_fds_.push_back(fd);
+    readers_.emplace_back([this, fd] { ReadLoop(fd); });
+  }
+}
+
+// The server's side of the handshake, then frames until the peer closes.
+void TensorLinks::ReadLoop(int fd) {
+  NoDelay(fd);
+  SetTimeout(fd, kHandshakeTimeoutMs);
+  char magic[sizeof kMagic];
+  std::string peer, client_nonce;
+  if (!ReadAll(fd, magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 ||
+      !ReadString(fd, kMaxTaskBytes, &peer) || !ReadString(fd, kNonceBytes, &client_nonce)) {
+    std::fprintf(stderr, "tact worker %s: refused a tensor link: not a tact peer\n", task_.c_str());
+    shutdown(fd, SHUT_RDWR);
+    return;
+  }
+  const std::string server_nonce = Nonce();
+  StatusOr<std::string> proof = SignWithKey(key_, "tact::link-server", client_nonce + server_nonce + task_);
+  std::string client_proof;
+  if (!proof.ok() || !WriteString(fd, server_nonce) || !WriteString(fd, task_) ||
+      !WriteString(fd, *proof) || !ReadString(fd, kWireTrailerBytes, &client_proof) ||
+      !VerifyWithKey(key_, "tact::link-client", client_nonce + server_nonce + peer, client_proof).ok()) {
+    std::fprintf(stderr, "tact worker %s: refused a tensor link claiming to be %s: no proof of the "
+                 "cluster's secret\n", task_.c_str(), peer.c_str());
+    shutdown(fd, SHUT_RDWR);
+    return;
+  }
+  SetTimeout(fd, 0);
+  for (;;) {
+    FrameHeader h;
+    if (!ReadAll(fd, &h, sizeof h)) return;  // closed
+    const DataType dtype = static_cast<DataType>(h.dtype);
+    std::string why;
+    if (h.magic != kFrameMagic) why = "bad frame marker";
+    else if (h.key_bytes > kMaxKeyBytes) why = "key too long";
+    else if (h.rank > kMaxRank) why = "rank too large";
+    else if (h.data_bytes > kMaxWireMessageBytes) why = "tensor over the size limit";
+    else if (!Carries(dtype)) why = "dtype not carried by links";
+    std::vector<int64_t> dims(h.rank);
+    std::string key(why.empty() ? h.key_bytes : 0, '\0');
+    if (why.empty() && (!ReadAll(fd, dims.data(), dims.size() * sizeof(int64_t)) ||
+                        !ReadAll(fd, key.data(), key.size()))) {
+      return;
+    }
+    StatusOr<TensorShape> shape = why.empty() ? TensorShape::FromDims(dims) : StatusOr<TensorShape>(errors::Internal(""));
+    if (why.empty() && !shape.ok()) why = "bad shape";
+    if (why.empty() && static_cast<uint64_t>(shape->num_elements()) * DataTypeSize(dtype) != h.data_bytes) {
+      why = "size does not match the shape";
+    }
+    if (!why.empty()) {
+      std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: %s\n", task_.c_str(),
+                   peer.c_str(), why.c_str());
+      shutdown(fd, SHUT_RDWR);
+      return;
+    }
+    Tensor t(dtype, *shape);
+    if (!ReadAll(fd, t.raw_data(), h.data_bytes)) return;
+    deliver_(h.step_id, key, t);
+  }
+}
+
+StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::string& peer,
+                                                                     const std::string& host,
+                                                                     uint16_t port) {
+  {
+    std::lock_guard<std::mutex> lock(outgoing_mu_);
+    auto it = outgoing_.find(peer);
+    if (it != outgoing_.end() && !it->second->broken) return it->second;
+  }
+  auto fail = [&](const std::string& what) {
+    return errors::Unavailable("task ", task_, " cannot open its tensor link to task ", peer, " at ",
+                               host, ":", port, ": ", what);
+  };
+  addrinfo hints{}, *found = nullptr;
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || found == nullptr) {
+    return fail("cannot resolve the host");
+  }
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int rc = fd < 0 ? -1 : connect(fd, found->ai_addr, found->ai_addrlen);
+  freeaddrinfo(found);
+  if (rc != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) close(fd);
+    return fail(why);
+  }
+  NoDelay(fd);
+  SetTimeout(fd, kHandshakeTimeoutMs);
+  auto link = std::make_shared<Outgoing>();
+  link->peer = peer;
+  link->fd = fd;
+  const std::string client_nonce = Nonce();
+  std::string server_nonce, server_task, server_proof;
+  if (!WriteAll(fd, kMagic, sizeof kMagic) || !WriteString(fd, task_) || !WriteString(fd, client_nonce) ||
+      !ReadString(fd, kNonceBytes, &server_nonce) || !ReadString(fd, kMaxTaskBytes, &server_task) ||
+      !ReadString(fd, kWireTrailerBytes, &server_proof)) {
+    return fail("the handshake broke off");
+  }
+  if (server_task != peer ||
+      !VerifyWithKey(key_, "tact::link-server", client_nonce + server_nonce + server_task, server_proof).ok()) {
+    return fail("the process there is '" + server_task + "' and did not prove the cluster's secret");
+  }
+  StatusOr<std::string> proof = SignWithKey(key_, "tact::link-client", client_nonce + server_nonce + task_);
+  if (!proof.ok() || !WriteString(fd, *proof)) return fail("the handshake broke off");
+  SetTimeout(fd, 0);
+  link->writer = std::thread([l = link.get()] { l->WriterLoop(); });
+  std::lock_guard<std::mutex> lock(outgoing_mu_);
+  std::shared_ptr<Outgoing>& slot = outgoing_[peer];
+  // Another thread may have linked meanwhile; either link works, the
+  // first stays.
+  if (slot == nullptr || slot->broken) slot = link;
+  return slot;
+}
+
+Status TensorLinks::Send(const std::string& peer, const std::string& host, uint16_t port, int64_t step_id,
+                         const std::string& key, const Tensor& tensor) {
+  TACT_ASSIGN_OR_RETURN(std::shared_ptr<Outgoing> link, LinkTo(peer, host, port));
+  FrameHeader h;
+  h.key_bytes = static_cast<uint32_t>(key.size());
+  h.step_id = step_id;
+  h.dtype = static_cast<uint32_t>(tensor.dtype());
+  h.rank = static_cast<uint32_t>(tensor.dims());
+  h.data_bytes = tensor.TotalBytes();
+  auto f = std::make_unique<Frame>();
+  f->head.append(reinterpret_cast<const char*>(&h), sizeof h);
+  for (int d = 0; d < tensor.dims(); ++d) {
+    const int64_t n = tensor.dim_size(d);
+    f->head.append(reinterpret_cast<const char*>(&n), sizeof n);
+  }
+  f->head += key;
+  f->tensor = tensor;  // a reference: the bytes are written from where they are
+  f->parts = {{f->head.data(), f->head.size()}, {tensor.raw_data(), tensor.TotalBytes()}};
+  if (!link->Send(std::move(f))) {
+    return errors::Unavailable("the tensor link from task ", task_, " to task ", peer, " broke");
+  }
+  return Status::OK();
+}
+
+}  // namespace tact

@@ -1,0 +1,84 @@
+// Tensor bytes between two tasks of a cluster on a socket of their own
+// (paper 3.3: a Send delivers to its Recv's task), beside CAF.
+//
+// Why not CAF's messages: `tact bench sendrecv` measured them at a tenth of
+// a plain socket's bandwidth and fifteen times its round trip on loopback
+// (each tensor is encoded, copied into CAF's buffer, handed between three
+// threads, and copied out again). A link writes a small header and the
+// tensor's own bytes with one writev, and its reader thread reads them
+// straight into the tensor the Recv gets.
+//
+// Each task listens on one extra port. The sending task opens its link to
+// a peer on first use; the connection proves the cluster's secret both
+// ways before any tensor is read (actors/wire_auth.h), so a process
+// without it cannot inject a tensor. Frames are not signed one by one:
+// someone who can hijack a TCP connection on the network can alter them,
+// which is what TLS is for (a TLS cluster sends tensors through CAF).
+//
+// Strings go through CAF: their bytes are not one buffer.
+//
+// Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "graph/tensor.h"
+
+namespace tact {
+
+class TensorLinks {
+ public:
+  // Called on a reader thread for each tensor that arrives.
+  using Deliver = std::function<void(int64_t step_id, const std::string& key, const Tensor& tensor)>;
+
+  // Listens on `host` (port chosen by the system). `key` is the cluster's
+  // signing key (wire_auth.h's ClusterKey). Errors name the task.
+  static StatusOr<std::unique_ptr<TensorLinks>> Start(const std::string& task, const std::string& host,
+                                                      const std::string& key, Deliver deliver);
+  ~TensorLinks();  // closes every link and joins its threads
+
+  uint16_t port() const { return port_; }
+
+  // Whether a tensor of this dtype travels on a link.
+  static bool Carries(DataType dtype);
+
+  // Sends the tensor for `key` of step `step_id` to task `peer`, listening
+  // at host:port; connects first if this is the first tensor for it.
+  // Unavailable naming the peer when it cannot be reached or the link
+  // broke.
+  Status Send(const std::string& peer, const std::string& host, uint16_t port, int64_t step_id,
+              const std::string& key, const Tensor& tensor);
+
+ private:
+  struct Outgoing;
+  TensorLinks() = default;
+  void AcceptLoop();
+  void ReadLoop(int fd);
+  StatusOr<std::shared_ptr<Outgoing>> LinkTo(const std::string& peer, const std::string& host,
+                                             uint16_t port);
+
+  std::string task_;
+  std::string key_;
+  Deliver deliver_;
+  int listener_ = -1;
+  uint16_t port_ = 0;
+  std::thread acceptor_;
+  // Two locks, never held together, and neither during a handshake: a
+  // task's acceptor must answer a peer's handshake while that task's own
+  // Send waits for the peer's answer.
+  std::mutex incoming_mu_;  // guards closing_, incoming_fds_, readers_
+  bool closing_ = false;
+  std::vector<int> incoming_fds_;
+  std::vector<std::thread> readers_;
+  std::mutex outgoing_mu_;
+  std::map<std::string, std::shared_ptr<Outgoing>> outgoing_;  // by peer task
+};
+
+}  // namespace tact
