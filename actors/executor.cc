@@ -278,6 +278,8 @@ void ExecutorState::StartAsync(int id, ReadyQueue* ready) {
   if (call->phase.exchange(1) == 2) FinishAsync(call, ready);
 }
 
+thread_local int inline_continuations = 0;
+
 void ExecutorState::FinishAsync(AsyncCall* call, ReadyQueue* ready) {
   const int id = call->id;
   ReleaseInputs(id);
@@ -289,6 +291,11 @@ void ExecutorState::FinishAsync(AsyncCall* call, ReadyQueue* ready) {
     PropagateOutputs(id, call->ctx.outputs(), &newly_ready);
   }
   delete call;
+  if (ready == nullptr && inline_continuations > 0) {
+    ReadyQueue here(/*allows_expensive=*/false);
+    if (NodeDone(newly_ready, &here)) RunLoop(&here);
+    return;
+  }
   // A late continuation runs on a foreign thread (the sender's): whatever
   // it made ready goes to the device's threads, never runs here.
   NodeDone(newly_ready, ready);
@@ -397,5 +404,9 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(std::shared_ptr<const Graph
   TACT_RETURN_IF_ERROR(impl->Initialize(std::move(graph), device));
   return std::unique_ptr<Executor>(std::move(impl));
 }
+
+InlineContinuations::InlineContinuations() { ++inline_continuations; }
+InlineContinuations::~InlineContinuations() { --inline_continuations; }
+bool InlineContinuations::Allowed() { return inline_continuations > 0; }
 
 }  // namespace tact

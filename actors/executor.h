@@ -55,6 +55,21 @@ class StepStats {
   std::vector<NodeExecStats> nodes_;
 };
 
+// While one lives on a thread, an async kernel that completes on that
+// thread (a Recv whose tensor it delivered) runs the cheap kernels it made
+// ready right there instead of waking a device thread; expensive ones still
+// go to the device. For threads whose only job is delivering tensors (the
+// readers of actors/tensor_link.h): a round trip between tasks then costs
+// one thread wake-up per hop, not two.
+class InlineContinuations {
+ public:
+  InlineContinuations();
+  ~InlineContinuations();
+  InlineContinuations(const InlineContinuations&) = delete;
+  InlineContinuations& operator=(const InlineContinuations&) = delete;
+  static bool Allowed();
+};
+
 class Executor {
  public:
   struct Args {

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <deque>
 
+#include "actors/executor.h"
 #include "actors/wire_auth.h"
 #include "actors/wire_caf.h"
 
@@ -110,6 +111,41 @@ bool ReadString(int fd, uint32_t limit, std::string* s) {
   s->resize(n);
   return ReadAll(fd, s->data(), n);
 }
+
+// Reads a socket through a buffer, so that a small frame (header, key and
+// data) costs one read() rather than four; a large payload skips the
+// buffer and goes straight to its tensor.
+class SocketReader {
+ public:
+  explicit SocketReader(int fd) : fd_(fd), buf_(64 << 10) {}
+  bool Read(void* dst, size_t n) {
+    char* d = static_cast<char*>(dst);
+    Take(&d, &n);
+    if (n == 0) return true;
+    if (n >= buf_.size() / 2) return ReadAll(fd_, d, n);
+    begin_ = end_ = 0;
+    while (n > 0) {
+      const ssize_t r = read(fd_, buf_.data() + end_, buf_.size() - end_);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      end_ += static_cast<size_t>(r);
+      Take(&d, &n);
+    }
+    return true;
+  }
+
+ private:
+  void Take(char** d, size_t* n) {
+    const size_t k = std::min(end_ - begin_, *n);
+    std::memcpy(*d, buf_.data() + begin_, k);
+    begin_ += k;
+    *d += k;
+    *n -= k;
+  }
+  int fd_;
+  std::vector<char> buf_;
+  size_t begin_ = 0, end_ = 0;
+};
 
 // The fixed part of a frame: what the receiver checks before it allocates.
 struct FrameHeader {
@@ -288,9 +324,12 @@ void TensorLinks::ReadLoop(int fd) {
     return;
   }
   SetTimeout(fd, 0);
+  SocketReader in(fd);
+  // This thread only delivers: the cheap kernels a tensor readies run here.
+  InlineContinuations inline_here;
   for (;;) {
     FrameHeader h;
-    if (!ReadAll(fd, &h, sizeof h)) return;  // closed
+    if (!in.Read(&h, sizeof h)) return;  // closed
     const DataType dtype = static_cast<DataType>(h.dtype);
     std::string why;
     if (h.magic != kFrameMagic) why = "bad frame marker";
@@ -300,8 +339,8 @@ void TensorLinks::ReadLoop(int fd) {
     else if (!Carries(dtype)) why = "dtype not carried by links";
     std::vector<int64_t> dims(h.rank);
     std::string key(why.empty() ? h.key_bytes : 0, '\0');
-    if (why.empty() && (!ReadAll(fd, dims.data(), dims.size() * sizeof(int64_t)) ||
-                        !ReadAll(fd, key.data(), key.size()))) {
+    if (why.empty() && (!in.Read(dims.data(), dims.size() * sizeof(int64_t)) ||
+                        !in.Read(key.data(), key.size()))) {
       return;
     }
     StatusOr<TensorShape> shape = why.empty() ? TensorShape::FromDims(dims) : StatusOr<TensorShape>(errors::Internal(""));
@@ -316,7 +355,7 @@ void TensorLinks::ReadLoop(int fd) {
       return;
     }
     Tensor t(dtype, *shape);
-    if (!ReadAll(fd, t.raw_data(), h.data_bytes)) return;
+    if (!in.Read(t.raw_data(), h.data_bytes)) return;
     deliver_(h.step_id, key, t);
   }
 }

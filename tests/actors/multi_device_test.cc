@@ -86,7 +86,9 @@ GraphDef DataParallel() {
   std::vector<Output> grads;
   for (int t = 0; t < 2; ++t) {
     Scope tower = s.WithDevice("/device:CPU:" + std::to_string(t + 1));
-    auto x = Placeholder(s.WithOpName("x" + std::to_string(t)), DT_FLOAT);
+    std::string name = "x";  // appended: GCC 12 warns (-Wrestrict, wrongly) on "x" + to_string
+    name += std::to_string(t);
+    auto x = Placeholder(s.WithOpName(name), DT_FLOAT);
     auto y = Tanh(tower, MatMul(tower, x, w));
     // d/dw of sum(tanh(x w)) = x^T (1 - tanh^2)
     auto dy = Sub(tower, 1.0f, Square(tower, y));

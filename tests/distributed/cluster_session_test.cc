@@ -88,8 +88,12 @@ TEST(ClusterSessionTest, LayersOnTwoProcessesComputeWhatOneProcessComputes) {
     std::set<std::string> devices;
     for (const NodeExecStats& n : md.step_stats.nodes()) {
       devices.insert(n.device);
-      if (n.node_name == "h") EXPECT_EQ(n.device, Cpu0("worker", 1));
-      if (n.node_name == "y") EXPECT_EQ(n.device, Cpu0("worker", 0));
+      if (n.node_name == "h") {
+        EXPECT_EQ(n.device, Cpu0("worker", 1));
+      }
+      if (n.node_name == "y") {
+        EXPECT_EQ(n.device, Cpu0("worker", 0));
+      }
     }
     EXPECT_EQ(devices, (std::set<std::string>{Cpu0("worker", 0), Cpu0("worker", 1)}));
   }
@@ -127,7 +131,9 @@ TEST(ClusterSessionTest, VariablesLiveOnTheirTaskAcrossRunsAndSessions) {
     EXPECT_EQ((*read)[0].data<float>()[0], 50.0f);
     EXPECT_EQ((*read)[0].data<float>()[1], 100.0f);
     for (const NodeExecStats& n : md.step_stats.nodes()) {
-      if (n.node_name == "read") EXPECT_EQ(n.device, Cpu0("ps", 0));
+      if (n.node_name == "read") {
+        EXPECT_EQ(n.device, Cpu0("ps", 0));
+      }
     }
   }
   // A new client sees what the first one left on the ps.

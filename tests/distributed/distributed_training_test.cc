@@ -78,7 +78,9 @@ TEST(DistributedTrainingTest, AsyncReplicasEachUpdateTheSharedVariables) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   // Each of the 200 steps is one update per replica.
   for (const auto& [name, t] : r->variables) {
-    if (name == "global_step") EXPECT_EQ(t.scalar<int64_t>(), 400);
+    if (name == "global_step") {
+      EXPECT_EQ(t.scalar<int64_t>(), 400);
+    }
   }
   EXPECT_GT(r->test_accuracy, 0.75);
 }

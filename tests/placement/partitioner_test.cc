@@ -273,8 +273,12 @@ std::unique_ptr<Mlp> BuildMlp() {
   int64_t in = 16;
   for (int layer = 0; layer < 3; ++layer) {
     const int64_t out = layer == 2 ? 4 : 32;
-    auto W = Const(s.WithOpName("W" + std::to_string(layer)), RandomMatrix(in, out, 10 + layer));
-    auto b = Const(s.WithOpName("b" + std::to_string(layer)), RandomMatrix(1, out, 20 + layer));
+    // Appended: GCC 12 warns (-Wrestrict, wrongly) on "W" + to_string.
+    std::string w_name = "W", b_name = "b";
+    w_name += std::to_string(layer);
+    b_name += std::to_string(layer);
+    auto W = Const(s.WithOpName(w_name), RandomMatrix(in, out, 10 + layer));
+    auto b = Const(s.WithOpName(b_name), RandomMatrix(1, out, 20 + layer));
     h = Add(s, MatMul(s, h, W), b);
     if (layer < 2) h = Relu(s, h);
     params.push_back(W);
