@@ -291,8 +291,10 @@ std::unique_ptr<Mlp> BuildMlp() {
   test::Fetch(s, loss, "loss");
   m->fetches.push_back("loss");
   for (size_t i = 0; i < grads.size(); ++i) {
-    test::Fetch(s, grads[i], "g" + std::to_string(i));
-    m->fetches.push_back("g" + std::to_string(i));
+    std::string name = "g";
+    name += std::to_string(i);
+    test::Fetch(s, grads[i], name);
+    m->fetches.push_back(name);
   }
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return m;
