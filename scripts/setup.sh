@@ -9,6 +9,7 @@ packages=(
   build-essential cmake pkg-config ccache
   libcaf-dev
   libcapnp-dev capnproto libssl-dev
+  openssl  # the TLS tests make their certificates with it
   libhdf5-dev hdf5-tools
   libeigen3-dev
   libopenblas-dev
