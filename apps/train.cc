@@ -83,9 +83,9 @@ int RunTrain(TrainFlags flags) {
                         {"images_per_sec", r->images_per_sec},
                         {"parameters", r->parameters},
                         {"variables_fingerprint", r->variables_fingerprint}};
-    if (opt.workers > 0 || !opt.cluster_file.empty()) {
-      j["ps"] = opt.ps;
-      j["workers"] = opt.workers;
+    if (r->workers > 0) {
+      j["ps"] = r->ps;
+      j["workers"] = r->workers;
       j["mode"] = flags.mode;
     }
     std::printf("%s\n", j.dump().c_str());

@@ -113,6 +113,7 @@ struct Place {
   std::unique_ptr<LocalCluster> local_cluster;
   std::unique_ptr<Session> session;
   ReplicatedTrainGraph graph;
+  int ps = 0, workers = 0;
 };
 
 StatusOr<Place> Prepare(const TrainOptions& opt) {
@@ -135,6 +136,8 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
                                      " workers");
     }
     TACT_ASSIGN_OR_RETURN(p.graph, BuildReplicatedTrainGraph(opt, r));
+    p.ps = r.ps;
+    p.workers = r.workers;
     if (opt.cluster_file.empty()) {
       LocalClusterOptions c;
       c.binary = opt.worker_binary;
@@ -234,6 +237,8 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
 
   TrainResult r;
   r.parameters = g.parameters;
+  r.ps = place.ps;
+  r.workers = place.workers;
   const Tensor training_on = Tensor::Scalar<bool>(true);
   double train_seconds = 0;
   for (int epoch = 0; epoch < epochs; ++epoch) {

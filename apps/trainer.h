@@ -76,6 +76,7 @@ struct TrainResult {
   double test_accuracy = 0;   // after the last epoch
   double images_per_sec = 0;  // training steps only, evaluation excluded
   int64_t parameters = 0;     // trainable scalars
+  int ps = 0, workers = 0;    // tasks of the cluster trained on (0, 0: this process)
   // A hash over every variable's name, dtype, shape and bytes (16 hex digits).
   std::string variables_fingerprint;
   // Every variable's final value, by name.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -189,6 +190,35 @@ TEST(ClusterSessionTest, KilledTaskFailsTheStepWithinTheDeadlineNamingIt) {
   auto again = session->Run({}, {"total"}, {});
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.status().message().find(Task("worker", 1)), std::string::npos);
+}
+
+// Paper 5.5 across processes: a float32 crossing tasks keeps only its
+// upper 16 bits (truncating twice, there and back, is truncating once).
+TEST(ClusterSessionTest, LossyTransferKeepsTheUpperSixteenBitsAcrossProcesses) {
+  auto cluster = StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  Identity(s.WithDevice("/job:worker/task:1").WithOpName("moved"), x);
+  SessionOptions o;
+  o.lossy_float_transfer = true;
+  auto session = Connect(*cluster, *s.ToGraphDef(), o);
+  ASSERT_NE(session, nullptr);
+  const std::vector<float> values = {1.0f / 3.0f, -123.456f, 1e-40f, 3.0e38f};
+  RunMetadata md;
+  auto out = session->Run({{"x", Tensor::FromVector<float>(values)}}, {"moved"}, {}, &md);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint32_t in_bits, out_bits;
+    std::memcpy(&in_bits, &values[i], 4);
+    std::memcpy(&out_bits, &(*out)[0].data<float>()[i], 4);
+    EXPECT_EQ(out_bits, in_bits & 0xffff0000u) << values[i];
+  }
+  bool moved_on_worker1 = false;
+  for (const NodeExecStats& n : md.step_stats.nodes()) {
+    moved_on_worker1 = moved_on_worker1 || (n.node_name == "moved" && n.device == Cpu0("worker", 1));
+  }
+  EXPECT_TRUE(moved_on_worker1);
 }
 
 TEST(ClusterSessionTest, UnreachableTaskFailsCreateNamingIt) {

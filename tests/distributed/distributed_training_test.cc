@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
+#include "apps/local_cluster.h"
 #include "apps/trainer.h"
 
 namespace tact::apps {
@@ -83,6 +85,31 @@ TEST(DistributedTrainingTest, AsyncReplicasEachUpdateTheSharedVariables) {
     }
   }
   EXPECT_GT(r->test_accuracy, 0.75);
+}
+
+// An existing cluster, named by its spec file, with the secret from a file.
+TEST(DistributedTrainingTest, TrainsOnAnExistingClusterFromItsSpecFile) {
+  LocalClusterOptions c;
+  c.binary = TACT_BINARY;
+  c.jobs = {{"ps", 1}, {"worker", 2}};
+  auto cluster = LocalCluster::Start(c);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  const std::string secret_file = (*cluster)->dir() + "/secret";
+  std::ofstream(secret_file) << (*cluster)->secret() << "\n";
+  TrainOptions o = Short();
+  o.max_steps = 50;
+  o.cluster_file = (*cluster)->dir() + "/cluster.json";
+  o.secret_file = secret_file;
+  auto r = Train(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->ps, 1);
+  EXPECT_EQ(r->workers, 2);
+  EXPECT_EQ(r->steps, 50);
+  // The same cluster, without the secret: refused.
+  o.secret_file = (*cluster)->dir() + "/cluster.json";  // a file, but not the secret
+  auto refused = Train(o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kUnauthenticated) << refused.status().ToString();
 }
 
 TEST(DistributedTrainingTest, TactTrainOnALocalClusterPrintsTheClusterInItsJson) {
