@@ -96,7 +96,7 @@ struct DeviceEndpoint {
 };
 
 struct MasterOptions {
-  std::vector<DeviceEndpoint> devices;  // feeds and fetches enter and leave on the first
+  std::vector<DeviceEndpoint> devices;
   std::string container;                // of Variables that name none
   int64_t operation_timeout_ms = 0;     // a step running longer is aborted; 0: never
   // Remote tasks: each is pinged this often, and a task that has not

@@ -30,7 +30,7 @@ namespace tact {
 struct SessionOptions {
   // Devices of this process by type ({"CPU": 4} makes four CPU devices).
   // The placer spreads each Run's nodes over them (paper 3.2); feeds enter
-  // and fetches leave on the first.
+  // where they are consumed and fetches leave where they are produced.
   std::map<std::string, int> device_count = {{"CPU", 1}};
   int intra_op_threads = 2;  // threads of each device's pools
   // Container for Variables that name none; empty gives the session a

@@ -12,18 +12,24 @@ StatusOr<RunPlan> PlanRun(const Graph& full, SubgraphSpec spec, const PlanOption
   // A GraphDef carries no shapes; without them the cost model would see
   // every tensor as one element.
   TACT_RETURN_IF_ERROR(InferShapes(graph.get()));
-  for (Node* n : graph->nodes()) {
-    bool client = false;
-    if (GetAttr(n->attrs(), "client_terminated", &client).ok() && client) {
-      n->set_assigned_device(spec.device);
-    }
-  }
   RunPlan plan;
   plan.cse_removed = EliminateCommonSubexpressions(graph.get());
   plan.nodes = graph->num_nodes();
   plan.edges = graph->num_edges();
+  // The client's feeds and fetches are placed like any node, so a feed
+  // enters on the device that consumes it (on a cluster, the worker of its
+  // tower, not the first task) and a fetch leaves from its producer's.
   TACT_ASSIGN_OR_RETURN(plan.placement, Place(graph.get(), options.devices, options.placer));
   TACT_ASSIGN_OR_RETURN(plan.partitions, Partition(*graph, options.partition));
+  // Their rendezvous keys name the device they ended up on: the partition
+  // that holds them puts feeds and takes fetches under its own name.
+  for (auto& [device, def] : plan.partitions.partitions) {
+    for (NodeDef& n : def.nodes) {
+      bool client = false;
+      if (!GetAttr(n.attrs, "client_terminated", &client).ok() || !client) continue;
+      n.attrs[n.op == "_Recv" ? "recv_device" : "send_device"] = AttrValue::String(device);
+    }
+  }
   return plan;
 }
 

@@ -1,7 +1,7 @@
 // The graph of one Run, made ready for its devices (paper 3.2 with 4.2 and
 // 5.1): prune to what the fetches and targets need, infer shapes (the cost
-// model reads them), keep the client's feeds and fetches on the first
-// device, merge common subexpressions, place every node, and split the
+// model reads them), merge common subexpressions, place every node (the
+// client's feeds and fetches too, near their consumers and producers), and split the
 // graph by device with a Send/Recv pair on each edge that crosses. The
 // master runs it once per (feeds, fetches, targets); `tact graph` runs it
 // to show what the master would do.
@@ -23,7 +23,7 @@
 namespace tact {
 
 struct PlanOptions {
-  std::vector<std::string> devices;  // full names; feeds and fetches use the first
+  std::vector<std::string> devices;  // full names
   PlacerOptions placer;
   PartitionOptions partition;
 };
@@ -36,7 +36,8 @@ struct RunPlan {
   PartitionResult partitions;  // by device; devices given no node have none
 };
 
-// `spec.device` is ignored (the first device is used). Errors name the
+// `spec.device` is ignored: the client's feeds and fetches are placed like
+// other nodes, and their keys name the device they get. Errors name the
 // feed, fetch, target or node at fault: an unknown name, a shape function
 // that fails, a node no device can take. `full` is not changed.
 StatusOr<RunPlan> PlanRun(const Graph& full, SubgraphSpec spec, const PlanOptions& options);
