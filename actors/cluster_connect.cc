@@ -99,7 +99,7 @@ StatusOr<std::vector<DeviceEndpoint>> ConnectCluster(caf::actor_system& system,
   for (const auto& [task, actor] : actors) {
     caf::scoped_actor self{system};
     Status s;
-    self->request(actor, kDescribeTimeout, introduce_atom::value)
+    self->request(actor, kDescribeTimeout, introduce_atom::value, std::vector<std::string>())
         .receive([] {}, [&](caf::error& e) { s = FromCafError(e).WithPrefix("introducing task " + task + ": "); });
     TACT_RETURN_IF_ERROR(s);
   }

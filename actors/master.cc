@@ -12,7 +12,7 @@
 #include <random>
 #include <set>
 
-#include "actors/messages.h"
+#include "actors/master_state.h"
 #include "graph/subgraph.h"
 #include "placement/plan.h"
 
@@ -22,54 +22,6 @@ namespace {
 // A device actor answers at once unless its process is gone; this only
 // bounds how long a lost answer can hold the Runs queued behind it.
 constexpr auto kRegisterTimeout = std::chrono::seconds(60);
-
-struct RegisteredPartition {
-  std::string handle;
-  caf::actor actor;                 // set once its device actor has answered
-  std::vector<std::string> feeds;   // "node:port" this partition receives from the client
-  std::string task;                 // of its device
-};
-
-struct Signature {
-  uint64_t generation = 0;           // tells its registration answers from a forgotten one's
-  int unregistered = 0;              // partitions whose device actor has not answered
-  std::vector<RegisteredPartition> partitions;
-  std::vector<std::pair<std::string, DataType>> feed_types;  // feed name -> expected dtype
-  std::vector<std::shared_ptr<RunCall>> waiting;  // Runs queued behind the registration
-};
-
-struct PendingStep {
-  std::shared_ptr<RunCall> call;
-  std::vector<RegisteredPartition> partitions;
-  std::set<std::string> answered;  // handles
-  int outstanding = 0;  // partitions yet to answer
-  Status status;        // the first error
-  std::map<std::string, Tensor> fetched;  // by "node:port"
-};
-
-struct MasterState {
-  MasterOptions options;
-  GraphDef graph_def;
-  std::shared_ptr<Graph> graph = std::make_shared<Graph>();
-  std::map<std::string, Signature> signatures;
-  uint64_t next_generation = 1;
-  std::map<int64_t, PendingStep> pending;
-  // A step id's low 32 bits count this session's steps from 1 (seeded
-  // random ops draw from that count, so a session's Nth step draws the
-  // same numbers in every run); its high bits are random, so that two
-  // masters sharing a worker never use the same id there.
-  int64_t next_step = 1;
-  std::map<std::string, caf::actor> tasks;   // remote tasks, watched for health
-  std::map<std::string, Status> lost_tasks;  // and why each was lost
-  uint64_t health_sequence = 0;
-  // Partition handles are unique per master ("partition_<master>_<n>"),
-  // since several masters may register on one worker.
-  std::string partition_prefix;
-  int64_t next_partition = 1;
-  bool closed = false;
-};
-
-using Self = caf::stateful_actor<MasterState>;
 
 std::string Normalized(const std::string& tensor_name) {
   return ParseTensorId(tensor_name)->ToString();  // BuildSubgraph checked it
@@ -155,38 +107,6 @@ void AbortStep(Self* self, int64_t step_id, const Status& status) {
   for (const RegisteredPartition& p : it->second.partitions) self->send(p.actor, WireAbortStep{step_id, status});
 }
 
-void FinishStep(Self* self, WireStepDone& done) {
-  MasterState& st = self->state;
-  auto it = st.pending.find(done.step_id);
-  if (it == st.pending.end()) return;  // a step delivered twice is finished once
-  PendingStep& step = it->second;
-  if (!step.answered.insert(done.handle).second) return;
-  if (step.call->stats != nullptr) {
-    for (NodeExecStats& n : done.stats) step.call->stats->Add(std::move(n));
-  }
-  if (!done.status.ok() && step.status.ok()) {
-    step.status = done.status;
-    if (step.outstanding > 1) AbortStep(self, done.step_id, done.status);
-  }
-  for (auto& [name, t] : done.fetched) step.fetched[name] = std::move(t);
-  if (--step.outstanding > 0) return;
-  PendingStep finished = std::move(step);
-  st.pending.erase(it);
-  if (!finished.status.ok()) {
-    finished.call->reply(finished.status);
-    return;
-  }
-  std::vector<Tensor> out;
-  for (const std::string& f : finished.call->fetches) {
-    auto t = finished.fetched.find(Normalized(f));
-    if (t == finished.fetched.end()) {
-      finished.call->reply(errors::Internal("no partition returned fetch '", f, "'"));
-      return;
-    }
-    out.push_back(std::move(t->second));
-  }
-  finished.call->reply(std::move(out));
-}
 
 // One device's share of a Run's graph.
 struct PartitionPlan {
@@ -212,12 +132,6 @@ StatusOr<std::vector<PartitionPlan>> PlanPartitions(const MasterState& st, Subgr
   return plans;
 }
 
-// "/job:J/replica:R/task:T" of a full device name: partitions with the same
-// one run in one process and share its rendezvous.
-std::string TaskOf(const std::string& device) {
-  const size_t d = device.find("/device:");
-  return d == std::string::npos ? device : device.substr(0, d);
-}
 
 const DeviceEndpoint* Endpoint(const MasterState& st, const std::string& device) {
   for (const DeviceEndpoint& d : st.options.devices) {
@@ -343,86 +257,6 @@ Status Extend(MasterState& st, const GraphDef& add) {
   return Status::OK();
 }
 
-// A task is lost (its connection broke, it missed a health ping, or it
-// came back as a new process): every running step that has a partition
-// there fails now, naming the task, and the other partitions are aborted,
-// so no step waits for an answer that cannot come. Signatures registered
-// there are forgotten; a Run that needs the task fails with `why`.
-// `task` is a copy: callers may pass a key of `tasks`, which this erases.
-void TaskLost(Self* self, std::string task, Status why) {
-  MasterState& st = self->state;
-  if (!st.lost_tasks.emplace(task, why).second) return;
-  st.tasks.erase(task);
-  for (auto it = st.signatures.begin(); it != st.signatures.end();) {
-    const auto& parts = it->second.partitions;
-    if (std::none_of(parts.begin(), parts.end(), [&](const auto& p) { return p.task == task; })) {
-      ++it;
-      continue;
-    }
-    for (auto& call : it->second.waiting) call->reply(why);
-    it = st.signatures.erase(it);
-  }
-  std::vector<WireStepDone> failed;
-  for (const auto& [step_id, step] : st.pending) {
-    for (const RegisteredPartition& p : step.partitions) {
-      if (p.task == task && !step.answered.count(p.handle)) {
-        failed.push_back(WireStepDone{step_id, p.handle, why, {}, {}});
-      }
-    }
-  }
-  for (WireStepDone& done : failed) FinishStep(self, done);
-}
-
-// Pings every remote task; one that does not answer in time, or answers
-// as a new incarnation, is lost.
-void CheckHealth(Self* self) {
-  MasterState& st = self->state;
-  const auto timeout = std::chrono::milliseconds(st.options.health_timeout_ms);
-  for (const auto& [task, actor] : st.tasks) {
-    uint64_t incarnation = 0;
-    for (const DeviceEndpoint& d : st.options.devices) {
-      if (d.task == task) incarnation = d.incarnation;
-    }
-    WireHealthPing ping;
-    ping.sequence = ++st.health_sequence;
-    self->request(actor, timeout, std::move(ping))
-        .then(
-            [self, task = task, incarnation](const WireHealthPing& answer) {
-              if (answer.incarnation != incarnation) {
-                TaskLost(self, task, errors::Unavailable("task ", task, " was restarted (incarnation ",
-                                                         answer.incarnation, ", was ", incarnation, ")"));
-              }
-            },
-            [self, task = task](caf::error& e) {
-              TaskLost(self, task,
-                       errors::Unavailable("task ", task, " did not answer a health ping within ",
-                                           self->state.options.health_timeout_ms, " ms (",
-                                           FromCafError(e).message(), ")"));
-            });
-  }
-  self->delayed_send(self, std::chrono::milliseconds(st.options.health_interval_ms),
-                     health_atom::value);
-}
-
-// Watches the tasks of a cluster: a broken connection arrives as a down
-// message at once; a hung task misses its pings.
-void WatchTasks(Self* self) {
-  MasterState& st = self->state;
-  for (const DeviceEndpoint& d : st.options.devices) {
-    if (st.tasks.emplace(d.task, d.actor).second) self->monitor(d.actor);
-  }
-  self->set_down_handler([self](caf::down_msg& down) {
-    for (const auto& [task, actor] : self->state.tasks) {
-      if (actor.address() == down.source) {
-        TaskLost(self, task, errors::Unavailable("task ", task, " is gone (",
-                                                 self->system().render(down.reason), ")"));
-        return;
-      }
-    }
-  });
-  CheckHealth(self);
-}
-
 caf::behavior MasterBehavior(Self* self, MasterOptions options) {
   self->state.options = std::move(options);
   std::mt19937_64 random{std::random_device{}()};
@@ -433,6 +267,7 @@ caf::behavior MasterBehavior(Self* self, MasterOptions options) {
   if (self->state.options.health_interval_ms > 0) WatchTasks(self);
   return {
       [self](health_atom) { CheckHealth(self); },
+      [self](reattach_atom, const std::string& task, int attempt) { Reattach(self, task, attempt); },
       [self](std::shared_ptr<ExtendCall> call) { call->reply(Extend(self->state, call->graph)); },
       [self](std::shared_ptr<RunCall> call) { Run(self, std::move(call)); },
       [self](WireStepDone& done) { FinishStep(self, done); },
@@ -446,6 +281,44 @@ caf::behavior MasterBehavior(Self* self, MasterOptions options) {
 }
 
 }  // namespace
+
+std::string TaskOf(const std::string& device) {
+  const size_t d = device.find("/device:");
+  return d == std::string::npos ? device : device.substr(0, d);
+}
+
+void FinishStep(Self* self, WireStepDone& done) {
+  MasterState& st = self->state;
+  auto it = st.pending.find(done.step_id);
+  if (it == st.pending.end()) return;  // a step delivered twice is finished once
+  PendingStep& step = it->second;
+  if (!step.answered.insert(done.handle).second) return;
+  if (step.call->stats != nullptr) {
+    for (NodeExecStats& n : done.stats) step.call->stats->Add(std::move(n));
+  }
+  if (!done.status.ok() && step.status.ok()) {
+    step.status = done.status;
+    if (step.outstanding > 1) AbortStep(self, done.step_id, done.status);
+  }
+  for (auto& [name, t] : done.fetched) step.fetched[name] = std::move(t);
+  if (--step.outstanding > 0) return;
+  PendingStep finished = std::move(step);
+  st.pending.erase(it);
+  if (!finished.status.ok()) {
+    finished.call->reply(finished.status);
+    return;
+  }
+  std::vector<Tensor> out;
+  for (const std::string& f : finished.call->fetches) {
+    auto t = finished.fetched.find(Normalized(f));
+    if (t == finished.fetched.end()) {
+      finished.call->reply(errors::Internal("no partition returned fetch '", f, "'"));
+      return;
+    }
+    out.push_back(std::move(t->second));
+  }
+  finished.call->reply(std::move(out));
+}
 
 caf::actor SpawnMaster(caf::actor_system& system, MasterOptions options) {
   return system.spawn(MasterBehavior, std::move(options));

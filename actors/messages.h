@@ -16,11 +16,13 @@
 
 #include <caf/all.hpp>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "actors/cluster_spec.h"
 #include "actors/wire_caf.h"
 #include "graph/graph_def.h"
 
@@ -39,8 +41,10 @@ using describe_atom = caf::atom_constant<caf::atom("describe")>;
 // task -> task: here I am.
 using introduce_atom = caf::atom_constant<caf::atom("introduce")>;
 using hello_atom = caf::atom_constant<caf::atom("hello")>;
-// The master's timer for health pings.
+// The master's timers for health pings, and for trying to reach a lost
+// task again.
 using health_atom = caf::atom_constant<caf::atom("health")>;
+using reattach_atom = caf::atom_constant<caf::atom("reattach")>;
 
 // A client's Run, answered through `reply` (called exactly once, from a
 // CAF thread), so that no CAF thread blocks and the client waits on its own
@@ -104,6 +108,9 @@ struct MasterOptions {
   // session's devices cannot be lost).
   int64_t health_interval_ms = 0;
   int64_t health_timeout_ms = 0;
+  // Where each remote task listens: a lost task is tried again there, with
+  // backoff, and attached anew once it answers (a restarted process).
+  std::map<std::string, TaskAddress> task_addresses;
   // SessionOptions' placement and partitioning switches.
   bool allow_soft_placement = false;
   bool schedule_recvs = false;

@@ -92,6 +92,9 @@ class ActorSession final : public Session {
         std::vector<DeviceEndpoint> endpoints,
         ConnectCluster(*system_, *options.cluster,
                        std::chrono::milliseconds(options.connect_timeout_ms)));
+    for (const std::string& task : options.cluster->Tasks()) {
+      task_addresses_[task] = *options.cluster->Address(task);
+    }
     StartMaster(options, std::move(endpoints), options.health_interval_ms,
                 options.health_timeout_ms);
     return Status::OK();
@@ -165,6 +168,7 @@ class ActorSession final : public Session {
     master.operation_timeout_ms = options.operation_timeout_ms;
     master.health_interval_ms = health_interval_ms;
     master.health_timeout_ms = health_timeout_ms;
+    master.task_addresses = task_addresses_;
     master.allow_soft_placement = options.allow_soft_placement;
     master.schedule_recvs = options.schedule_recvs;
     master.lossy_float_transfer = options.lossy_float_transfer;
@@ -176,6 +180,7 @@ class ActorSession final : public Session {
   std::vector<std::unique_ptr<Device>> devices_;
   std::string container_;
   bool private_container_ = false;
+  std::map<std::string, TaskAddress> task_addresses_;  // a cluster's
   std::shared_ptr<RendezvousMgr> rendezvous_ = std::make_shared<RendezvousMgr>();
   std::vector<caf::actor> device_actors_;  // one per device
   caf::actor master_;

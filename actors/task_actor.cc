@@ -21,6 +21,11 @@ void PeerTable::Add(const std::string& task, Peer peer) {
   peers_[task] = std::move(peer);
 }
 
+void PeerTable::Remove(const std::string& task) {
+  std::lock_guard<std::mutex> lock(mu_);
+  peers_.erase(task);
+}
+
 namespace {
 
 // A peer answers a connect or a hello at once unless it is down.
@@ -165,7 +170,10 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
         return Describe(self, payload, proof);
       },
       [self](WireRegisterPartition& reg) { return Register(self, reg); },
-      [self](introduce_atom) { return Introduce(self); },
+      [self](introduce_atom, const std::vector<std::string>& forget) {
+        for (const std::string& task : forget) self->state.peers->Remove(task);
+        return Introduce(self);
+      },
       [self](hello_atom, const std::string& task, const caf::actor& actor, uint16_t link_port,
              const std::string& payload, const std::string& proof) {
         return Hello(self, task, actor, link_port, payload, proof);

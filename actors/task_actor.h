@@ -5,8 +5,10 @@
 //   describe_atom, payload, proof  -> WireTaskInfo, once the proof shows
 //                                     the cluster's secret (master)
 //   WireRegisterPartition          -> the partition actor (master)
-//   introduce_atom                 -> once connected to every task whose
-//                                     name sorts after this one's (master)
+//   introduce_atom, forget         -> once connected to every task whose
+//                                     name sorts after this one's, after
+//                                     dropping the tasks in `forget` (a
+//                                     restarted task's old process) (master)
 //   hello_atom, task, actor, link port, payload, proof
 //                                  -> a lower task that connected here;
 //                                     answers with this task's link port
@@ -47,6 +49,7 @@ class PeerTable {
  public:
   Peer Find(const std::string& task);  // an empty actor when unknown
   void Add(const std::string& task, Peer peer);
+  void Remove(const std::string& task);
 
  private:
   std::mutex mu_;

@@ -167,6 +167,7 @@ struct FrameHeader {
 // those may send).
 struct TensorLinks::Outgoing {
   std::string peer;
+  uint16_t port = 0;  // the peer's; a restarted peer listens on another
   int fd = -1;
   std::mutex mu;
   std::condition_variable cv;
@@ -366,7 +367,7 @@ StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::
   {
     std::lock_guard<std::mutex> lock(outgoing_mu_);
     auto it = outgoing_.find(peer);
-    if (it != outgoing_.end() && !it->second->broken) return it->second;
+    if (it != outgoing_.end() && !it->second->broken && it->second->port == port) return it->second;
   }
   auto fail = [&](const std::string& what) {
     return errors::Unavailable("task ", task_, " cannot open its tensor link to task ", peer, " at ",
@@ -390,6 +391,7 @@ StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::
   SetTimeout(fd, kHandshakeTimeoutMs);
   auto link = std::make_shared<Outgoing>();
   link->peer = peer;
+  link->port = port;
   link->fd = fd;
   const std::string client_nonce = Nonce();
   std::string server_nonce, server_task, server_proof;
@@ -410,7 +412,7 @@ StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::
   std::shared_ptr<Outgoing>& slot = outgoing_[peer];
   // Another thread may have linked meanwhile; either link works, the
   // first stays.
-  if (slot == nullptr || slot->broken) slot = link;
+  if (slot == nullptr || slot->broken || slot->port != port) slot = link;
   return slot;
 }
 

@@ -48,14 +48,10 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOp
   }
   c->dir_ = dir_template;
   c->secret_ = NewClusterSecret();
-  std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "TACT_CLUSTER_SECRET=", 20) != 0) env_strings.push_back(*e);
+    if (std::strncmp(*e, "TACT_CLUSTER_SECRET=", 20) != 0) c->env_.push_back(*e);
   }
-  env_strings.push_back("TACT_CLUSTER_SECRET=" + c->secret_);
-  std::vector<char*> envp;
-  for (std::string& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  c->env_.push_back("TACT_CLUSTER_SECRET=" + c->secret_);
   for (const auto& [job, count] : o.jobs) {
     for (int i = 0; i < count; ++i) {
       TACT_ASSIGN_OR_RETURN(uint16_t port, FreeLoopbackPort());
@@ -67,7 +63,6 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOp
   for (const auto& [job, tasks] : c->spec_.jobs) {
     for (size_t i = 0; i < tasks.size(); ++i) {
       const std::string task = TaskName(job, static_cast<int>(i));
-      const std::string log = c->dir_ + "/" + job + "_" + std::to_string(i) + ".log";
       std::vector<std::string> args = {o.binary, "worker", "--cluster", spec_path, "--job", job,
                                        "--task", std::to_string(i), "--cpus",
                                        std::to_string(o.cpus_per_task), "--threads",
@@ -79,24 +74,39 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOp
           args.push_back(a);
         }
       }
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      posix_spawn_file_actions_t files;
-      posix_spawn_file_actions_init(&files);
-      posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      posix_spawn_file_actions_adddup2(&files, 1, 2);
-      pid_t pid = 0;
-      const int rc = posix_spawn(&pid, o.binary.c_str(), &files, nullptr, argv.data(), envp.data());
-      posix_spawn_file_actions_destroy(&files);
-      if (rc != 0) {
-        return errors::Unavailable("cannot start task ", task, " (", o.binary, "): ", std::strerror(rc));
-      }
-      c->pids_[task] = pid;
-      c->logs_[task] = log;
+      c->args_[task] = std::move(args);
+      c->logs_[task] = c->dir_ + "/" + job + "_" + std::to_string(i) + ".log";
+      TACT_RETURN_IF_ERROR(c->Spawn(task));
     }
   }
   return c;
+}
+
+Status LocalCluster::Spawn(const std::string& task) {
+  std::vector<char*> argv, envp;
+  for (std::string& a : args_[task]) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (std::string& e : env_) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  // Appended to, so that a restarted task's log keeps what the old one said.
+  posix_spawn_file_actions_addopen(&files, 1, logs_[task].c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&files, 1, 2);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &files, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&files);
+  if (rc != 0) return errors::Unavailable("cannot start task ", task, " (", argv[0], "): ", std::strerror(rc));
+  pids_[task] = pid;
+  return Status::OK();
+}
+
+Status LocalCluster::Restart(const std::string& task) {
+  auto it = pids_.find(task);
+  if (it == pids_.end()) return errors::NotFound("no task ", task, " in the local cluster");
+  kill(it->second, SIGKILL);
+  waitpid(it->second, nullptr, 0);
+  return Spawn(task);
 }
 
 LocalCluster::~LocalCluster() {

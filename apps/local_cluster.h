@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "actors/cluster_spec.h"
 
@@ -44,12 +45,18 @@ class LocalCluster {
   const std::string& dir() const { return dir_; }
   // Sends `signal` to a task's process ("/job:worker/replica:0/task:1").
   Status Signal(const std::string& task, int signal);
+  // Kills the task's process if it still runs, and starts a new one in its
+  // place (same address, a new incarnation).
+  Status Restart(const std::string& task);
   // What a task's process printed so far.
   std::string Log(const std::string& task) const;
 
  private:
   LocalCluster() = default;
+  Status Spawn(const std::string& task);
   ClusterSpec spec_;
+  std::vector<std::string> env_;                          // the tasks' environment
+  std::map<std::string, std::vector<std::string>> args_;  // by task name
   std::string secret_;
   std::string dir_;
   std::map<std::string, pid_t> pids_;        // by task name

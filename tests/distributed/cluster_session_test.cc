@@ -292,3 +292,49 @@ TEST_F(TactWorkerTest, BadSpecAndPortInUseExitWithTheReason) {
 
 }  // namespace
 }  // namespace tact
+
+namespace tact {
+namespace {
+
+// A worker killed and started again at its address is attached anew by the
+// same session: Runs that need it fail while it is gone, then work again,
+// with tensors crossing to the new process; its variables start
+// uninitialised (restoring them is the checkpoints' job).
+TEST(ClusterSessionTest, RestartedTaskIsAttachedAgain) {
+  auto cluster = StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  Scope s = Scope::NewRootScope();
+  Scope w1 = s.WithDevice("/job:worker/task:1");
+  auto v = Variable(w1.WithOpName("v"), PartialTensorShape({}), DT_FLOAT);
+  Assign(w1.WithOpName("init"), v, Const(w1, Tensor::Scalar<float>(10)));
+  auto x = Placeholder(s.WithDevice("/job:worker/task:0").WithOpName("x"), DT_FLOAT);
+  Add(s.WithDevice("/job:worker/task:0").WithOpName("y"), Mul(w1, x, v), 1.0f);
+  SessionOptions o;
+  o.health_interval_ms = 100;
+  o.health_timeout_ms = 1000;
+  auto session = Connect(*cluster, *s.ToGraphDef(), o);
+  ASSERT_NE(session, nullptr);
+  ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+  auto y = session->Run({{"x", Tensor::Scalar<float>(2)}}, {"y"}, {});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ((*y)[0].scalar<float>(), 21.0f);
+
+  ASSERT_TRUE(cluster->Restart(Task("worker", 1)).ok());
+  // Until the new process is attached, Runs fail naming the task; after,
+  // the variable is a new, uninitialised one.
+  Status last;
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (Clock::now() < deadline) {
+    last = session->Run({}, {}, {"init"}).status();
+    if (last.ok()) break;
+    EXPECT_NE(last.message().find(Task("worker", 1)), std::string::npos) << last.ToString();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(last.ok()) << last.ToString() << "\n" << cluster->Log(Task("worker", 1));
+  y = session->Run({{"x", Tensor::Scalar<float>(3)}}, {"y"}, {});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ((*y)[0].scalar<float>(), 31.0f);
+}
+
+}  // namespace
+}  // namespace tact

@@ -1,0 +1,83 @@
+// The master actor's state, shared by its files: master.cc (Extend, Run,
+// registration, steps) and master_tasks.cc (the tasks of a cluster: health,
+// loss and reattachment).
+//
+// Include only from actors/*.cc: it pulls in CAF.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "actors/messages.h"
+#include "graph/graph.h"
+
+namespace tact {
+
+struct RegisteredPartition {
+  std::string handle;
+  caf::actor actor;                 // set once its device actor has answered
+  std::vector<std::string> feeds;   // "node:port" this partition receives from the client
+  std::string task;                 // of its device
+};
+
+struct Signature {
+  uint64_t generation = 0;           // tells its registration answers from a forgotten one's
+  int unregistered = 0;              // partitions whose device actor has not answered
+  std::vector<RegisteredPartition> partitions;
+  std::vector<std::pair<std::string, DataType>> feed_types;  // feed name -> expected dtype
+  std::vector<std::shared_ptr<RunCall>> waiting;  // Runs queued behind the registration
+};
+
+struct PendingStep {
+  std::shared_ptr<RunCall> call;
+  std::vector<RegisteredPartition> partitions;
+  std::set<std::string> answered;  // handles
+  int outstanding = 0;  // partitions yet to answer
+  Status status;        // the first error
+  std::map<std::string, Tensor> fetched;  // by "node:port"
+};
+
+struct MasterState {
+  MasterOptions options;
+  GraphDef graph_def;
+  std::shared_ptr<Graph> graph = std::make_shared<Graph>();
+  std::map<std::string, Signature> signatures;
+  uint64_t next_generation = 1;
+  std::map<int64_t, PendingStep> pending;
+  // A step id's low 32 bits count this session's steps from 1 (seeded
+  // random ops draw from that count, so a session's Nth step draws the
+  // same numbers in every run); its high bits are random, so that two
+  // masters sharing a worker never use the same id there.
+  int64_t next_step = 1;
+  std::map<std::string, caf::actor> tasks;   // remote tasks, watched for health
+  std::map<std::string, Status> lost_tasks;  // and why each was lost
+  uint64_t health_sequence = 0;
+  // Partition handles are unique per master ("partition_<master>_<n>"),
+  // since several masters may register on one worker.
+  std::string partition_prefix;
+  int64_t next_partition = 1;
+  bool closed = false;
+};
+
+using Self = caf::stateful_actor<MasterState>;
+
+// "/job:J/replica:R/task:T" of a full device name: partitions with the same
+// one run in one process and share its rendezvous.
+std::string TaskOf(const std::string& device);
+
+// A partition's answer; the last one of a step answers the client.
+void FinishStep(Self* self, WireStepDone& done);
+
+// A task is lost: its steps fail with `why`, and it is tried again.
+void TaskLost(Self* self, std::string task, Status why);
+
+// Starts watching the tasks of options.devices (monitors and pings).
+void WatchTasks(Self* self);
+// The behaviour's handlers for the master's timers.
+void CheckHealth(Self* self);
+void Reattach(Self* self, const std::string& task, int attempt);
+
+}  // namespace tact

@@ -1,0 +1,181 @@
+// The tasks of a cluster, as the master sees them (paper 3.3: "when a
+// failure is detected, the entire graph execution is aborted"): watched by
+// CAF monitors (a broken connection arrives at once) and health pings (a
+// hung task misses its deadline); a lost task fails every step it takes
+// part in, and is tried again at its address, with backoff, until a
+// process answers there, which is then attached in its place.
+#include <algorithm>
+#include <caf/io/all.hpp>
+
+#include "actors/cluster_connect.h"
+#include "actors/master_state.h"
+#include "actors/wire_auth.h"
+
+namespace tact {
+namespace {
+
+constexpr auto kFirstRetry = std::chrono::milliseconds(100);
+constexpr auto kLongestRetry = std::chrono::seconds(2);
+// A task that is up answers these at once.
+constexpr auto kReattachTimeout = std::chrono::seconds(5);
+
+void ScheduleReattach(Self* self, const std::string& task, int attempt) {
+  if (!self->state.options.task_addresses.count(task)) return;
+  const auto delay = std::min<std::chrono::milliseconds>(kFirstRetry * (1 << std::min(attempt, 5)),
+                                                         kLongestRetry);
+  self->delayed_send(self, delay, reattach_atom::value, task, attempt);
+}
+
+void Attach(Self* self, const std::string& task, const caf::actor& actor, const WireTaskInfo& info,
+            int attempt);
+
+}  // namespace
+
+// A task is lost (its connection broke, it missed a health ping, or it
+// came back as a new process): every running step that has a partition
+// there fails now, naming the task, and the other partitions are aborted,
+// so no step waits for an answer that cannot come. Signatures registered
+// there are forgotten; a Run that needs the task fails with `why`.
+// `task` is a copy: callers may pass a key of `tasks`, which this erases.
+void TaskLost(Self* self, std::string task, Status why) {
+  MasterState& st = self->state;
+  if (!st.lost_tasks.emplace(task, why).second) return;
+  st.tasks.erase(task);
+  ScheduleReattach(self, task, 0);
+  for (auto it = st.signatures.begin(); it != st.signatures.end();) {
+    const auto& parts = it->second.partitions;
+    if (std::none_of(parts.begin(), parts.end(), [&](const auto& p) { return p.task == task; })) {
+      ++it;
+      continue;
+    }
+    for (auto& call : it->second.waiting) call->reply(why);
+    it = st.signatures.erase(it);
+  }
+  std::vector<WireStepDone> failed;
+  for (const auto& [step_id, step] : st.pending) {
+    for (const RegisteredPartition& p : step.partitions) {
+      if (p.task == task && !step.answered.count(p.handle)) {
+        failed.push_back(WireStepDone{step_id, p.handle, why, {}, {}});
+      }
+    }
+  }
+  for (WireStepDone& done : failed) FinishStep(self, done);
+}
+
+// Pings every remote task; one that does not answer in time, or answers
+// as a new incarnation, is lost.
+void CheckHealth(Self* self) {
+  MasterState& st = self->state;
+  const auto timeout = std::chrono::milliseconds(st.options.health_timeout_ms);
+  for (const auto& [task, actor] : st.tasks) {
+    uint64_t incarnation = 0;
+    for (const DeviceEndpoint& d : st.options.devices) {
+      if (d.task == task) incarnation = d.incarnation;
+    }
+    WireHealthPing ping;
+    ping.sequence = ++st.health_sequence;
+    self->request(actor, timeout, std::move(ping))
+        .then(
+            [self, task = task, incarnation](const WireHealthPing& answer) {
+              if (answer.incarnation != incarnation) {
+                TaskLost(self, task, errors::Unavailable("task ", task, " was restarted (incarnation ",
+                                                         answer.incarnation, ", was ", incarnation, ")"));
+              }
+            },
+            [self, task = task](caf::error& e) {
+              TaskLost(self, task,
+                       errors::Unavailable("task ", task, " did not answer a health ping within ",
+                                           self->state.options.health_timeout_ms, " ms (",
+                                           FromCafError(e).message(), ")"));
+            });
+  }
+  self->delayed_send(self, std::chrono::milliseconds(st.options.health_interval_ms),
+                     health_atom::value);
+}
+
+// Watches the tasks of a cluster: a broken connection arrives as a down
+// message at once; a hung task misses its pings.
+void WatchTasks(Self* self) {
+  MasterState& st = self->state;
+  for (const DeviceEndpoint& d : st.options.devices) {
+    if (st.tasks.emplace(d.task, d.actor).second) self->monitor(d.actor);
+  }
+  self->set_down_handler([self](caf::down_msg& down) {
+    for (const auto& [task, actor] : self->state.tasks) {
+      if (actor.address() == down.source) {
+        TaskLost(self, task, errors::Unavailable("task ", task, " is gone (",
+                                                 self->system().render(down.reason), ")"));
+        return;
+      }
+    }
+  });
+  CheckHealth(self);
+}
+
+void Reattach(Self* self, const std::string& task, int attempt) {
+  MasterState& st = self->state;
+  if (st.closed || !st.lost_tasks.count(task)) return;
+  const TaskAddress& a = st.options.task_addresses.at(task);
+  self->request(ConnectionManager(self->system()), kReattachTimeout, caf::connect_atom::value, a.host,
+                a.port)
+      .then(
+          [=](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+            caf::actor actor = caf::actor_cast<caf::actor>(ptr);
+            const std::string payload = NewClusterSecret();  // fresh random bytes to sign
+            StatusOr<std::string> proof = SignWireMessage(self->system(), kDescribeProof, payload);
+            self->request(actor, kReattachTimeout, describe_atom::value, payload,
+                          proof.ok() ? *proof : std::string())
+                .then([=](const WireTaskInfo& info) { Attach(self, task, actor, info, attempt); },
+                      [=](caf::error&) { ScheduleReattach(self, task, attempt + 1); });
+          },
+          [=](caf::error&) { ScheduleReattach(self, task, attempt + 1); });
+}
+
+namespace {
+
+// A process answers at a lost task's address. It takes the task's place
+// once every task (itself included) has dropped the old process and
+// connected to the new one; until then Runs that need it still fail.
+void Attach(Self* self, const std::string& task, const caf::actor& actor, const WireTaskInfo& info,
+            int attempt) {
+  MasterState& st = self->state;
+  if (st.closed || !st.lost_tasks.count(task)) return;
+  std::vector<std::string> had, has = info.devices;
+  for (const DeviceEndpoint& d : st.options.devices) {
+    if (d.task == task) had.push_back(d.name);
+  }
+  std::sort(had.begin(), had.end());
+  std::sort(has.begin(), has.end());
+  if (info.task != task || had != has) {
+    // Someone else, or the task with other devices: the partitions placed
+    // there cannot come back. Keep trying: the right process may follow.
+    ScheduleReattach(self, task, attempt + 1);
+    return;
+  }
+  for (DeviceEndpoint& d : st.options.devices) {
+    if (d.task != task) continue;
+    d.actor = actor;
+    d.incarnation = info.incarnation;
+  }
+  std::vector<std::pair<std::string, caf::actor>> everyone(st.tasks.begin(), st.tasks.end());
+  everyone.emplace_back(task, actor);
+  auto left = std::make_shared<size_t>(everyone.size());
+  auto ok = std::make_shared<bool>(true);
+  for (const auto& [t, a] : everyone) {
+    self->request(a, kReattachTimeout, introduce_atom::value, std::vector<std::string>{task})
+        .then(
+            [=]() {
+              if (--*left > 0 || !*ok) return;
+              self->state.lost_tasks.erase(task);
+              self->state.tasks[task] = actor;
+              self->monitor(actor);
+            },
+            [=](caf::error&) {
+              *ok = false;
+              if (--*left == 0) ScheduleReattach(self, task, attempt + 1);
+            });
+  }
+}
+
+}  // namespace
+}  // namespace tact
