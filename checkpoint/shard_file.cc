@@ -1,0 +1,327 @@
+#include "checkpoint/shard_file.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <algorithm>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "checkpoint/checksum.h"
+
+namespace tact::checkpoint_internal {
+namespace {
+
+constexpr const char* kFormat = "tact-checkpoint-1";
+constexpr const char* kChecksumAlgorithm =
+    "xxh3_64 of the element bytes (strings: uint64 length + bytes each)";
+
+// ---- attributes -------------------------------------------------------------
+
+bool WriteScalarAttr(hid_t obj, const char* name, hid_t type, const void* value) {
+  H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  H5Handle attr(H5Acreate2(obj, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  return attr.valid() && H5Awrite(attr.get(), type, value) >= 0;
+}
+
+// Fixed-length, so that h5dump prints it as a plain string.
+bool WriteStringAttr(hid_t obj, const char* name, const std::string& value) {
+  H5Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), std::max<size_t>(1, value.size()));
+  return WriteScalarAttr(obj, name, type.get(), value.c_str());
+}
+
+bool ReadScalarAttr(hid_t obj, const char* name, hid_t mem_type, void* out) {
+  if (H5Aexists(obj, name) <= 0) return false;
+  H5Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  return attr.valid() && H5Aread(attr.get(), mem_type, out) >= 0;
+}
+
+bool ReadStringAttr(hid_t obj, const char* name, std::string* out) {
+  if (H5Aexists(obj, name) <= 0) return false;
+  H5Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  H5Handle type(H5Aget_type(attr.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0) return false;
+  const size_t n = H5Tget_size(type.get());
+  if (n == 0 || n > 4096) return false;
+  std::string buf(n, '\0');
+  if (H5Aread(attr.get(), type.get(), buf.data()) < 0) return false;
+  *out = buf.substr(0, buf.find('\0'));
+  return true;
+}
+
+// ---- writing ----------------------------------------------------------------
+
+bool HasNul(const Tensor& t) {
+  const std::string* s = t.data<std::string>();
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    if (s[i].find('\0') != std::string::npos) return true;
+  }
+  return false;
+}
+
+H5Handle DataspaceFor(const TensorShape& shape) {
+  if (shape.dims() == 0) return H5Handle(H5Screate(H5S_SCALAR), H5Sclose);
+  std::vector<hsize_t> dims(shape.dim_sizes().begin(), shape.dim_sizes().end());
+  return H5Handle(H5Screate_simple(shape.dims(), dims.data(), nullptr), H5Sclose);
+}
+
+// Writes the element data of `t` to `dset` of type `type`.
+herr_t WriteData(hid_t dset, hid_t type, bool byte_strings, const Tensor& t) {
+  if (t.NumElements() == 0) return 0;
+  if (t.dtype() != DT_STRING) return H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw_data());
+  const std::string* s = t.data<std::string>();
+  if (byte_strings) {
+    std::vector<hvl_t> v(t.NumElements());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = {s[i].size(), const_cast<char*>(s[i].data())};
+    return H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+  }
+  std::vector<const char*> v(t.NumElements());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = s[i].c_str();
+  return H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+}
+
+Status WriteVariable(hid_t file, hid_t lcpl, hid_t dcpl, const std::string& path, int64_t step,
+                     double wall_time, const std::string& name, const Tensor& t) {
+  auto fail = [&](const std::string& what) {
+    return Hdf5Error("cannot write variable '" + name + "' (" + what + ") to", path, Code::kInternal);
+  };
+  TACT_RETURN_IF_ERROR(ValidateVariableName(name));
+  if (!t.IsInitialized()) return errors::InvalidArgument("variable '", name, "' has no value");
+  const bool byte_strings = t.dtype() == DT_STRING && HasNul(t);
+  H5Handle type;
+  if (byte_strings) {
+    type = Hdf5ByteStringType();
+  } else {
+    TACT_ASSIGN_OR_RETURN(type, Hdf5TypeFor(t.dtype()));
+  }
+  H5Handle space = DataspaceFor(t.shape());
+  // HDF5 refuses to skip the fill of variable-length (string) datasets.
+  const hid_t create = t.dtype() == DT_STRING ? H5P_DEFAULT : dcpl;
+  H5Handle dset(H5Dcreate2(file, name.c_str(), type.get(), space.get(), lcpl, create, H5P_DEFAULT),
+                H5Dclose);
+  if (!dset.valid()) return fail("create");
+  if (WriteData(dset.get(), type.get(), byte_strings, t) < 0) return fail("data");
+  const uint64_t checksum = TensorChecksum(t);
+  if (!WriteStringAttr(dset.get(), "dtype", DataTypeString(t.dtype())) ||
+      !WriteScalarAttr(dset.get(), "step", H5T_NATIVE_INT64, &step) ||
+      !WriteScalarAttr(dset.get(), "wall_time", H5T_NATIVE_DOUBLE, &wall_time) ||
+      !WriteScalarAttr(dset.get(), "checksum", H5T_NATIVE_UINT64, &checksum)) {
+    return fail("attributes");
+  }
+  if (dset.Close() < 0) return fail("close");
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ValidateVariableName(const std::string& name) {
+  size_t start = 0;
+  while (true) {
+    const size_t end = name.find('/', start);
+    const std::string part = name.substr(start, end == std::string::npos ? end : end - start);
+    if (part.empty() || part == "." || part == "..") {
+      return errors::InvalidArgument("variable name '", name,
+                                     "' is not a path of non-empty components other than . and ..");
+    }
+    if (end == std::string::npos) return Status::OK();
+    start = end + 1;
+  }
+}
+
+Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_shards,
+                      double wall_time, const std::vector<std::pair<std::string, Tensor>>& variables) {
+  H5Handle file(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (!file.valid()) return Hdf5Error("cannot create checkpoint file", path, Code::kInternal);
+  H5Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+  H5Pset_create_intermediate_group(lcpl.get(), 1);
+  // Every byte of a dataset is written by us: filling it first would write
+  // the file twice.
+  H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
+  const int64_t shard64 = shard, num_shards64 = num_shards;
+  if (!WriteStringAttr(file.get(), "format", kFormat) ||
+      !WriteScalarAttr(file.get(), "step", H5T_NATIVE_INT64, &step) ||
+      !WriteScalarAttr(file.get(), "shard", H5T_NATIVE_INT64, &shard64) ||
+      !WriteScalarAttr(file.get(), "num_shards", H5T_NATIVE_INT64, &num_shards64) ||
+      !WriteScalarAttr(file.get(), "wall_time", H5T_NATIVE_DOUBLE, &wall_time) ||
+      !WriteStringAttr(file.get(), "checksum_algorithm", kChecksumAlgorithm)) {
+    return Hdf5Error("cannot write the attributes of", path, Code::kInternal);
+  }
+  for (const auto& [name, t] : variables) {
+    TACT_RETURN_IF_ERROR(
+        WriteVariable(file.get(), lcpl.get(), dcpl.get(), path, step, wall_time, name, t));
+  }
+  // Closing flushes HDF5's metadata; its failure means the file is incomplete.
+  if (file.Close() < 0) return Hdf5Error("cannot close (flush) checkpoint file", path, Code::kInternal);
+  return Status::OK();
+}
+
+uint64_t ShardIndexChecksum(const ShardIndex& index) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  for (const VariableInfo& v : index.variables) {
+    XXH3_64bits_update(&state, v.name.c_str(), v.name.size() + 1);  // with its NUL
+    const int64_t header[2] = {v.dtype, v.shape.dims()};
+    XXH3_64bits_update(&state, header, sizeof(header));
+    XXH3_64bits_update(&state, v.shape.dim_sizes().data(), v.shape.dims() * sizeof(int64_t));
+    XXH3_64bits_update(&state, &v.checksum, sizeof(v.checksum));
+  }
+  return XXH3_64bits_digest(&state);
+}
+
+// ---- reading ----------------------------------------------------------------
+
+StatusOr<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path) {
+  if (::access(path.c_str(), F_OK) != 0) return errors::NotFound("checkpoint file '", path, "' does not exist");
+  H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.valid()) return Hdf5Error("cannot open checkpoint file (truncated or damaged?)", path);
+  std::unique_ptr<ShardReader> r(new ShardReader(path, std::move(file)));
+  TACT_RETURN_IF_ERROR(r->ReadIndex());
+  return r;
+}
+
+namespace {
+
+struct Visit {
+  std::vector<std::string> datasets;
+  bool other = false;  // named types, or anything but groups and datasets
+};
+
+herr_t CollectDatasets(hid_t, const char* name, const H5O_info_t* info, void* out) {
+  auto* v = static_cast<Visit*>(out);
+  if (info->type == H5O_TYPE_DATASET) {
+    v->datasets.push_back(name);
+  } else if (info->type != H5O_TYPE_GROUP) {
+    v->other = true;
+  }
+  return 0;
+}
+
+// The dtype attribute, checked against the dataset's HDF5 type.
+StatusOr<DataType> DatasetDtype(hid_t dset, const std::string& name, const std::string& path) {
+  auto bad = [&](const std::string& why) {
+    return errors::DataLoss("variable '", name, "' in checkpoint file '", path, "': ", why);
+  };
+  std::string dtype_name;
+  if (!ReadStringAttr(dset, "dtype", &dtype_name)) return bad("no readable dtype attribute");
+  StatusOr<DataType> dtype = DataTypeFromString(dtype_name);
+  if (!dtype.ok() || IsRefType(*dtype)) return bad("unknown dtype '" + dtype_name + "'");
+  StatusOr<H5Handle> expected = Hdf5TypeFor(*dtype);
+  if (!expected.ok()) return bad(expected.status().message());
+  H5Handle actual(H5Dget_type(dset), H5Tclose);
+  bool same = H5Tequal(actual.get(), expected->get()) > 0;
+  if (!same && *dtype == DT_STRING) {
+    H5Handle bytes = Hdf5ByteStringType();
+    same = H5Tequal(actual.get(), bytes.get()) > 0;
+  }
+  if (!same) return bad("its HDF5 type is not that of dtype " + dtype_name);
+  return *dtype;
+}
+
+StatusOr<TensorShape> DatasetShape(hid_t dset, const std::string& name, const std::string& path) {
+  H5Handle space(H5Dget_space(dset), H5Sclose);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0 || rank > 32) {
+    return errors::DataLoss("variable '", name, "' in checkpoint file '", path, "': bad dataspace");
+  }
+  std::vector<hsize_t> dims(rank);
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  std::vector<int64_t> d(dims.begin(), dims.end());
+  StatusOr<TensorShape> shape = TensorShape::FromDims(d);
+  if (!shape.ok()) {
+    return errors::DataLoss("variable '", name, "' in checkpoint file '", path, "': ",
+                            shape.status().message());
+  }
+  return shape;
+}
+
+}  // namespace
+
+Status ShardReader::ReadIndex() {
+  const hid_t root = file_.get();
+  std::string format;
+  int64_t shard = -1, num_shards = -1;
+  if (!ReadStringAttr(root, "format", &format) || format != kFormat ||
+      !ReadScalarAttr(root, "step", H5T_NATIVE_INT64, &index_.step) ||
+      !ReadScalarAttr(root, "shard", H5T_NATIVE_INT64, &shard) ||
+      !ReadScalarAttr(root, "num_shards", H5T_NATIVE_INT64, &num_shards) ||
+      !ReadScalarAttr(root, "wall_time", H5T_NATIVE_DOUBLE, &index_.wall_time) || shard < 0 ||
+      num_shards <= shard || num_shards > 1000000) {
+    return Hdf5Error("not a tact checkpoint shard (format, step or shard attributes)", path_);
+  }
+  index_.shard = static_cast<int>(shard);
+  index_.num_shards = static_cast<int>(num_shards);
+  Visit visit;
+  if (H5Ovisit2(root, H5_INDEX_NAME, H5_ITER_INC, CollectDatasets, &visit, H5O_INFO_BASIC) < 0) {
+    return Hdf5Error("cannot list the variables of checkpoint file", path_);
+  }
+  if (visit.other) return errors::DataLoss("checkpoint file '", path_, "' holds objects other than groups and datasets");
+  for (const std::string& name : visit.datasets) {
+    H5Handle dset(H5Dopen2(root, name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!dset.valid()) return Hdf5Error("cannot open variable '" + name + "' of checkpoint file", path_);
+    VariableInfo v;
+    v.name = name;
+    v.shard = index_.shard;
+    TACT_ASSIGN_OR_RETURN(v.dtype, DatasetDtype(dset.get(), name, path_));
+    TACT_ASSIGN_OR_RETURN(v.shape, DatasetShape(dset.get(), name, path_));
+    if (!ReadScalarAttr(dset.get(), "checksum", H5T_NATIVE_UINT64, &v.checksum)) {
+      return errors::DataLoss("variable '", name, "' in checkpoint file '", path_, "' has no checksum");
+    }
+    index_.variables.push_back(std::move(v));
+  }
+  std::sort(index_.variables.begin(), index_.variables.end(),
+            [](const VariableInfo& a, const VariableInfo& b) { return a.name < b.name; });
+  return Status::OK();
+}
+
+namespace {
+
+herr_t ReadStrings(hid_t dset, bool byte_strings, Tensor* t) {
+  std::string* out = t->data<std::string>();
+  const size_t n = t->NumElements();
+  H5Handle space(H5Dget_space(dset), H5Sclose);
+  if (byte_strings) {
+    H5Handle type = Hdf5ByteStringType();
+    std::vector<hvl_t> v(n);
+    if (H5Dread(dset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0) return -1;
+    for (size_t i = 0; i < n; ++i) out[i].assign(static_cast<const char*>(v[i].p), v[i].len);
+    return H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, v.data());
+  }
+  StatusOr<H5Handle> type = Hdf5TypeFor(DT_STRING);
+  std::vector<char*> v(n);
+  if (H5Dread(dset, type->get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0) return -1;
+  for (size_t i = 0; i < n; ++i) out[i] = v[i] != nullptr ? v[i] : "";
+  return H5Dvlen_reclaim(type->get(), space.get(), H5P_DEFAULT, v.data());
+}
+
+}  // namespace
+
+StatusOr<Tensor> ShardReader::Read(const VariableInfo& v) const {
+  auto bad = [&](const std::string& why) {
+    return errors::DataLoss("variable '", v.name, "' in checkpoint file '", path_, "': ", why);
+  };
+  H5Handle dset(H5Dopen2(file_.get(), v.name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!dset.valid()) return Hdf5Error("cannot open variable '" + v.name + "' of checkpoint file", path_);
+  TACT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), v.dtype, v.shape));
+  if (t.NumElements() > 0) {
+    herr_t r;
+    if (v.dtype == DT_STRING) {
+      H5Handle type(H5Dget_type(dset.get()), H5Tclose);
+      r = ReadStrings(dset.get(), H5Tget_class(type.get()) == H5T_VLEN, &t);
+    } else {
+      TACT_ASSIGN_OR_RETURN(H5Handle type, Hdf5TypeFor(v.dtype));
+      r = H5Dread(dset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw_data());
+    }
+    if (r < 0) return Hdf5Error("cannot read variable '" + v.name + "' of checkpoint file", path_);
+  }
+  const uint64_t checksum = TensorChecksum(t);
+  if (checksum != v.checksum) {
+    return bad("checksum mismatch (stored " + ChecksumHex(v.checksum) + ", data has " +
+               ChecksumHex(checksum) + "): the file is corrupt");
+  }
+  return t;
+}
+
+}  // namespace tact::checkpoint_internal

@@ -1,0 +1,73 @@
+// One shard of a checkpoint as an HDF5 file: its writer, and a reader that
+// lists the variables from their attributes and reads each one checked.
+//
+// File layout (format "tact-checkpoint-1"):
+//   /                      attributes format, step, shard, num_shards,
+//                          wall_time, checksum_algorithm
+//   /<variable name>       a dataset of the variable's dtype (hdf5_util.h)
+//                          and shape (a scalar is a scalar dataspace);
+//                          attributes dtype ("float", as DataTypeString),
+//                          step, wall_time, checksum (uint64, checksum.h)
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/hdf5_util.h"
+
+namespace tact::checkpoint_internal {
+
+// InvalidArgument unless `name` is a '/'-separated path of non-empty
+// components other than "." and "..", with no leading or trailing '/'.
+Status ValidateVariableName(const std::string& name);
+
+// Creates the HDF5 file `path` (which must not exist) and writes the
+// variables into it, then closes it. No fsync: the caller commits the file
+// (durable_file.h). On error the file may be partly written; the caller
+// removes it.
+Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_shards,
+                      double wall_time, const std::vector<std::pair<std::string, Tensor>>& variables);
+
+// What a shard says of itself, from its attributes alone.
+struct ShardIndex {
+  int64_t step = 0;
+  int shard = 0, num_shards = 0;
+  double wall_time = 0;
+  std::vector<VariableInfo> variables;  // sorted by name; `shard` set
+};
+
+// XXH3-64 of every variable's name, dtype, shape and checksum, in index
+// order: the shard's checksum in the manifest. It covers what a reader relies
+// on before reading the data; the data itself is covered by each variable's
+// checksum, so committing a checkpoint does not read it again.
+uint64_t ShardIndexChecksum(const ShardIndex& index);
+
+// An open shard. Not thread-safe; one per thread, or one at a time.
+class ShardReader {
+ public:
+  // Opens `path` read-only and reads its index. NotFound if there is no such
+  // file; DataLoss naming the file if it is not a readable shard (truncated,
+  // damaged, or not written by WriteShardFile).
+  static StatusOr<std::unique_ptr<ShardReader>> Open(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  const ShardIndex& index() const { return index_; }
+
+  // Reads `v` (an entry of index()) and checks its checksum. DataLoss naming
+  // the variable and the file if the data cannot be read or does not match;
+  // ResourceExhausted if its memory cannot be had.
+  StatusOr<Tensor> Read(const VariableInfo& v) const;
+
+ private:
+  ShardReader(std::string path, H5Handle file) : path_(std::move(path)), file_(std::move(file)) {}
+  Status ReadIndex();
+
+  std::string path_;
+  H5Handle file_;
+  ShardIndex index_;
+};
+
+}  // namespace tact::checkpoint_internal
