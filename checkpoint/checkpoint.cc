@@ -94,11 +94,11 @@ StatusOr<std::vector<std::unique_ptr<ShardReader>>> OpenShards(const std::string
 }
 
 // Every variable of every shard, by name. InvalidArgument if a name is in two.
-StatusOr<std::map<std::string, VariableInfo>> VariablesByName(
+StatusOr<std::map<std::string, StoredVariable>> VariablesByName(
     const std::vector<std::unique_ptr<ShardReader>>& shards) {
-  std::map<std::string, VariableInfo> out;
+  std::map<std::string, StoredVariable> out;
   for (const auto& s : shards) {
-    for (const VariableInfo& v : s->index().variables) {
+    for (const StoredVariable& v : s->index().variables) {
       auto [it, inserted] = out.emplace(v.name, v);
       if (!inserted) {
         return errors::InvalidArgument("variable '", v.name, "' is in two checkpoint files: '",
@@ -109,7 +109,7 @@ StatusOr<std::map<std::string, VariableInfo>> VariablesByName(
   return out;
 }
 
-std::string Describe(const VariableInfo& v) { return DataTypeString(v.dtype) + " " + v.shape.DebugString(); }
+std::string Describe(const StoredVariable& v) { return DataTypeString(v.dtype) + " " + v.shape.DebugString(); }
 
 // The step a checkpoint file or a temporary one belongs to, if any.
 std::optional<int64_t> StepOfFile(const std::string& name) {
@@ -202,7 +202,7 @@ Status VerifyCheckpoint(const std::string& dir, int64_t step) {
   TACT_ASSIGN_OR_RETURN(auto shards, OpenShards(dir, m));
   TACT_RETURN_IF_ERROR(VariablesByName(shards).status());
   for (const auto& s : shards) {
-    for (const VariableInfo& v : s->index().variables) TACT_RETURN_IF_ERROR(s->Read(v).status());
+    for (const StoredVariable& v : s->index().variables) TACT_RETURN_IF_ERROR(s->Read(v).status());
   }
   return Status::OK();
 }
@@ -223,7 +223,7 @@ StatusOr<Checkpoint> ReadCheckpoint(const std::string& dir, int64_t step,
       return errors::InvalidArgument("checkpoint of step ", step, " in '", dir, "' has no variable '", e.name,
                                      "' (", DataTypeString(e.dtype), " ", e.shape.DebugString(), ")");
     }
-    const VariableInfo& v = it->second;
+    const StoredVariable& v = it->second;
     if (v.dtype != e.dtype || v.shape != e.shape) {
       return errors::InvalidArgument("variable '", e.name, "' in checkpoint file '", shards[v.shard]->path(),
                                      "' is ", Describe(v), "; the graph's is ", DataTypeString(e.dtype), " ",
@@ -242,7 +242,7 @@ StatusOr<Checkpoint> ReadCheckpoint(const std::string& dir, int64_t step,
   c.step = m.step;
   c.wall_time = m.wall_time;
   for (const VariableSpec& e : expected) {
-    const VariableInfo& v = by_name.at(e.name);
+    const StoredVariable& v = by_name.at(e.name);
     TACT_ASSIGN_OR_RETURN(Tensor t, shards[v.shard]->Read(v));
     c.variables.emplace_back(e.name, std::move(t));
   }

@@ -114,7 +114,7 @@ Status PruneCheckpoints(const std::string& dir, int keep);
 
 // ---- Inspection, for `tact ckpt` --------------------------------------------
 
-struct VariableInfo {
+struct StoredVariable {
   std::string name;
   DataType dtype = DT_INVALID;
   TensorShape shape;
@@ -132,7 +132,7 @@ struct CheckpointInfo {
   int64_t step = 0;
   double wall_time = 0;
   std::vector<ShardInfo> shards;
-  std::vector<VariableInfo> variables;  // sorted by name
+  std::vector<StoredVariable> variables;  // sorted by name
 };
 
 // The manifest and every shard's index (names, dtypes, shapes, checksums),

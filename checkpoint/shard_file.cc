@@ -161,7 +161,7 @@ Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_
 uint64_t ShardIndexChecksum(const ShardIndex& index) {
   XXH3_state_t state;
   XXH3_64bits_reset(&state);
-  for (const VariableInfo& v : index.variables) {
+  for (const StoredVariable& v : index.variables) {
     XXH3_64bits_update(&state, v.name.c_str(), v.name.size() + 1);  // with its NUL
     const int64_t header[2] = {v.dtype, v.shape.dims()};
     XXH3_64bits_update(&state, header, sizeof(header));
@@ -261,7 +261,7 @@ Status ShardReader::ReadIndex() {
   for (const std::string& name : visit.datasets) {
     H5Handle dset(H5Dopen2(root, name.c_str(), H5P_DEFAULT), H5Dclose);
     if (!dset.valid()) return Hdf5Error("cannot open variable '" + name + "' of checkpoint file", path_);
-    VariableInfo v;
+    StoredVariable v;
     v.name = name;
     v.shard = index_.shard;
     TACT_ASSIGN_OR_RETURN(v.dtype, DatasetDtype(dset.get(), name, path_));
@@ -272,7 +272,7 @@ Status ShardReader::ReadIndex() {
     index_.variables.push_back(std::move(v));
   }
   std::sort(index_.variables.begin(), index_.variables.end(),
-            [](const VariableInfo& a, const VariableInfo& b) { return a.name < b.name; });
+            [](const StoredVariable& a, const StoredVariable& b) { return a.name < b.name; });
   return Status::OK();
 }
 
@@ -298,7 +298,7 @@ herr_t ReadStrings(hid_t dset, bool byte_strings, Tensor* t) {
 
 }  // namespace
 
-StatusOr<Tensor> ShardReader::Read(const VariableInfo& v) const {
+StatusOr<Tensor> ShardReader::Read(const StoredVariable& v) const {
   auto bad = [&](const std::string& why) {
     return errors::DataLoss("variable '", v.name, "' in checkpoint file '", path_, "': ", why);
   };

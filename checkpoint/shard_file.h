@@ -36,7 +36,7 @@ struct ShardIndex {
   int64_t step = 0;
   int shard = 0, num_shards = 0;
   double wall_time = 0;
-  std::vector<VariableInfo> variables;  // sorted by name; `shard` set
+  std::vector<StoredVariable> variables;  // sorted by name; `shard` set
 };
 
 // XXH3-64 of every variable's name, dtype, shape and checksum, in index
@@ -59,7 +59,7 @@ class ShardReader {
   // Reads `v` (an entry of index()) and checks its checksum. DataLoss naming
   // the variable and the file if the data cannot be read or does not match;
   // ResourceExhausted if its memory cannot be had.
-  StatusOr<Tensor> Read(const VariableInfo& v) const;
+  StatusOr<Tensor> Read(const StoredVariable& v) const;
 
  private:
   ShardReader(std::string path, H5Handle file) : path_(std::move(path)), file_(std::move(file)) {}
