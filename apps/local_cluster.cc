@@ -109,7 +109,26 @@ Status LocalCluster::Restart(const std::string& task) {
   return Spawn(task);
 }
 
+int LocalCluster::RestartExited() {
+  int restarted = 0;
+  for (auto& [task, pid] : pids_) {
+    if (waitpid(pid, nullptr, WNOHANG) == 0) continue;  // still running
+    if (Spawn(task).ok()) ++restarted;
+  }
+  return restarted;
+}
+
+Status LocalCluster::Pause(const std::string& task, int ms) {
+  TACT_RETURN_IF_ERROR(Signal(task, SIGSTOP));
+  resumers_.emplace_back([this, task, ms] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    (void)Signal(task, SIGCONT);
+  });
+  return Status::OK();
+}
+
 LocalCluster::~LocalCluster() {
+  for (std::thread& t : resumers_) t.join();
   for (const auto& [task, pid] : pids_) kill(pid, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (const auto& [task, pid] : pids_) {

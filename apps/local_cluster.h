@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "actors/cluster_spec.h"
@@ -48,6 +49,11 @@ class LocalCluster {
   // Kills the task's process if it still runs, and starts a new one in its
   // place (same address, a new incarnation).
   Status Restart(const std::string& task);
+  // Restarts every task whose process has exited; returns how many.
+  int RestartExited();
+  // Stops the task's process (SIGSTOP) and resumes it `ms` later: its
+  // connections go silent as if cut, then heal.
+  Status Pause(const std::string& task, int ms);
   // What a task's process printed so far.
   std::string Log(const std::string& task) const;
 
@@ -57,6 +63,7 @@ class LocalCluster {
   ClusterSpec spec_;
   std::vector<std::string> env_;                          // the tasks' environment
   std::map<std::string, std::vector<std::string>> args_;  // by task name
+  std::vector<std::thread> resumers_;  // of paused tasks, joined at the end
   std::string secret_;
   std::string dir_;
   std::map<std::string, pid_t> pids_;        // by task name

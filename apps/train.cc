@@ -83,6 +83,13 @@ int RunTrain(TrainFlags flags) {
                         {"images_per_sec", r->images_per_sec},
                         {"parameters", r->parameters},
                         {"variables_fingerprint", r->variables_fingerprint}};
+    if (!opt.checkpoint_dir.empty() || !opt.faults.empty()) {
+      j["faults_injected"] = r->faults_injected;
+      j["recoveries"] = r->recoveries;
+      j["steps_lost"] = r->steps_lost;
+      j["recovery_ms_max"] = r->recovery_ms_max;
+      j["resumed_from"] = r->resumed_from;
+    }
     if (r->workers > 0) {
       j["ps"] = r->ps;
       j["workers"] = r->workers;
@@ -120,6 +127,16 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--cluster", o.cluster_file, "train on this existing cluster (TF_CONFIG-style JSON)");
   cmd->add_option("--secret-file", o.secret_file,
                   "the existing cluster's secret (default: $TACT_CLUSTER_SECRET)");
+  cmd->add_option("--checkpoint-dir", o.checkpoint_dir,
+                  "save checkpoints here; a run resumes from the newest good one");
+  cmd->add_option("--checkpoint-every-steps", o.checkpoint_every_steps, "save every N steps");
+  cmd->add_option("--checkpoint-every-secs", o.checkpoint_every_secs, "save every N seconds");
+  cmd->add_option("--checkpoint-keep", o.checkpoint_keep, "keep the newest N checkpoints");
+  cmd->add_option("--fault", o.faults,
+                  "inject a fault: kill:JOB:TASK@step=N, drop:JOB:TASK@step=N, "
+                  "corrupt-latest-checkpoint@step=N (repeatable)");
+  cmd->add_option("--max-restarts", o.max_restarts, "restarts allowed within --restart-window");
+  cmd->add_option("--restart-window", o.restart_window_secs, "seconds");
   cmd->add_flag("--json", flags->json, "print one JSON line at the end");
   cmd->callback([flags, &run] { run = [flags] { return RunTrain(*flags); }; });
 }

@@ -1,13 +1,18 @@
 #include "apps/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <set>
 #include <cstring>
 #include <mutex>
 #include <thread>
 
 #include "actors/session.h"
 #include "actors/wire_auth.h"
+#include "apps/checkpoint_graph.h"
+#include "apps/faults.h"
 #include "apps/idx.h"
 #include "apps/local_cluster.h"
 #include "apps/replicated_graph.h"
@@ -151,8 +156,6 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
     }
   }
   TACT_ASSIGN_OR_RETURN(p.session, Session::Create(so));
-  TACT_RETURN_IF_ERROR(p.session->Extend(p.graph.def));
-  TACT_RETURN_IF_ERROR(p.session->Run({}, {}, {p.graph.init_op}).status());
   return p;
 }
 
@@ -211,6 +214,144 @@ StatusOr<double> AsyncStep(Session& session, const ReplicatedTrainGraph& g, cons
   return sum / static_cast<double>(results.size());
 }
 
+// Saves and restores checkpoints, and brings a run through a failed step:
+// restarts what died, waits for the session to attach it again, and
+// restores the newest good checkpoint (paper 3.3: "the entire graph
+// execution is aborted and restarted").
+class Recovery {
+ public:
+  Recovery(const TrainOptions& opt, Place* place) : opt_(opt), place_(place) {}
+
+  Status Init() {
+    for (const std::string& f : opt_.faults) {
+      TACT_ASSIGN_OR_RETURN(Fault fault, ParseFault(f));
+      faults_.push_back(fault);
+    }
+    if (opt_.checkpoint_dir.empty()) return Status::OK();
+    std::filesystem::create_directories(opt_.checkpoint_dir);
+    TACT_ASSIGN_OR_RETURN(nodes_, AddCheckpointNodes(&place_->graph.def, place_->graph.variables,
+                                                     opt_.checkpoint_dir, opt_.checkpoint_keep));
+    return Status::OK();
+  }
+  bool checkpointing() const { return !opt_.checkpoint_dir.empty(); }
+
+  // The step to start from: the newest good checkpoint's, restored, or 0.
+  StatusOr<int64_t> Resume() {
+    if (!checkpointing()) return 0;
+    StatusOr<std::vector<int64_t>> steps = ListCheckpoints(opt_.checkpoint_dir);
+    if (!steps.ok() || steps->empty()) return 0;
+    return Restore();
+  }
+
+  // After step `done` (1-based): saves when due.
+  Status MaybeSave(int64_t done) {
+    if (!checkpointing()) return Status::OK();
+    const double since = std::chrono::duration<double>(Clock::now() - last_save_).count();
+    const bool by_steps = opt_.checkpoint_every_steps > 0 && done % opt_.checkpoint_every_steps == 0;
+    const bool by_time = opt_.checkpoint_every_secs > 0 && since >= opt_.checkpoint_every_secs;
+    if (!by_steps && !by_time) return Status::OK();
+    last_save_ = Clock::now();
+    // After falling back past a damaged checkpoint the run saves its step
+    // again: the new one replaces it (a good one is rewritten with the same
+    // values, since the steps between are recomputed alike).
+    TACT_RETURN_IF_ERROR(DiscardCheckpoint(opt_.checkpoint_dir, done));
+    return place_->session->Run({{nodes_.step, Tensor::Scalar<int64_t>(done)}}, {}, {nodes_.save}).status();
+  }
+
+  // Faults due before step `step` (0-based).
+  Status Inject(int64_t step, TrainResult* r) {
+    for (const Fault& f : faults_) {
+      if (f.step != step || done_.count(f.spec)) continue;
+      done_.insert(f.spec);
+      TACT_RETURN_IF_ERROR(InjectFault(f, place_->local_cluster.get(), opt_.checkpoint_dir, kDropMs));
+      ++r->faults_injected;
+    }
+    return Status::OK();
+  }
+
+  // A step failed with `why`; returns the step to go on from.
+  StatusOr<int64_t> Recover(const Status& why, int64_t failed_at, TrainResult* r) {
+    const bool transient = why.code() == Code::kUnavailable || why.code() == Code::kAborted ||
+                           why.code() == Code::kDeadlineExceeded || why.code() == Code::kCancelled;
+    if (!transient || !checkpointing()) return why;
+    // Until a step completes, further failures belong to this recovery
+    // (the task is still being attached again).
+    const bool first = !recovering_;
+    if (first) failed_since_ = Clock::now();
+    const auto deadline = Clock::now() + std::chrono::seconds(kRecoverSeconds);
+    Status last = why;
+    while (Clock::now() < deadline) {
+      TACT_RETURN_IF_ERROR(RestartExited(why));
+      StatusOr<int64_t> step = Restore();
+      if (step.ok()) {
+        if (first) {
+          ++r->recoveries;
+          r->steps_lost += failed_at - *step;
+        }
+        recovering_ = true;
+        return *step;
+      }
+      last = step.status();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return last.WithPrefix("no recovery within " + std::to_string(kRecoverSeconds) + " s: ");
+  }
+
+  // A step completed: the end of a recovery, if one was going on.
+  void StepDone(TrainResult* r) {
+    if (!recovering_) return;
+    recovering_ = false;
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - failed_since_).count();
+    r->recovery_ms_max = std::max(r->recovery_ms_max, ms);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr int kDropMs = 3000;       // longer than the session's health deadline
+  static constexpr int kRecoverSeconds = 60;
+
+  // Restores the newest good checkpoint (or, with none yet, the initial
+  // values) into the variables; Unavailable while a task is still away.
+  StatusOr<int64_t> Restore() {
+    StatusOr<Checkpoint> c = ReadLatestGoodCheckpoint(opt_.checkpoint_dir, nodes_.expected);
+    if (!c.ok() && c.status().code() == Code::kNotFound) {
+      TACT_RETURN_IF_ERROR(place_->session->Run({}, {}, {place_->graph.init_op}).status());
+      return int64_t{0};
+    }
+    TACT_RETURN_IF_ERROR(c.status());
+    TACT_RETURN_IF_ERROR(
+        place_->session->Run({{nodes_.step, Tensor::Scalar<int64_t>(c->step)}}, {}, {nodes_.restore}).status());
+    return c->step;
+  }
+
+  // Restarts the local cluster's dead tasks, within the restart limit.
+  Status RestartExited(const Status& why) {
+    if (place_->local_cluster == nullptr) return Status::OK();  // an external cluster's tasks come back by themselves
+    const int n = place_->local_cluster->RestartExited();
+    const auto now = Clock::now();
+    for (int i = 0; i < n; ++i) restarts_.push_back(now);
+    while (!restarts_.empty() &&
+           std::chrono::duration<double>(now - restarts_.front()).count() > opt_.restart_window_secs) {
+      restarts_.erase(restarts_.begin());
+    }
+    if (static_cast<int>(restarts_.size()) > opt_.max_restarts) {
+      return errors::Aborted(restarts_.size(), " restarts within ", opt_.restart_window_secs,
+                             " s (the limit is ", opt_.max_restarts, "); the last failure: ", why.ToString());
+    }
+    return Status::OK();
+  }
+
+  const TrainOptions& opt_;
+  Place* place_;
+  CheckpointNodes nodes_;
+  std::vector<Fault> faults_;
+  std::set<std::string> done_;
+  std::vector<Clock::time_point> restarts_;
+  Clock::time_point last_save_ = Clock::now();
+  Clock::time_point failed_since_;
+  bool recovering_ = false;
+};
+
 }  // namespace
 
 StatusOr<TrainResult> Train(const TrainOptions& opt) {
@@ -225,6 +366,10 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
                                    " training images");
   }
   TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
+  Recovery recovery(opt, &place);
+  TACT_RETURN_IF_ERROR(recovery.Init());
+  TACT_RETURN_IF_ERROR(place.session->Extend(place.graph.def));
+  TACT_RETURN_IF_ERROR(place.session->Run({}, {}, {place.graph.init_op}).status());
   Session* session = place.session.get();
   const ReplicatedTrainGraph& g = place.graph;
   const bool async = !g.towers[0].train_op.empty();
@@ -233,36 +378,51 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   const int64_t per_epoch = batches.batches_per_epoch();
   int64_t total = per_epoch * opt.epochs;
   if (opt.max_steps > 0 && opt.max_steps < total) total = opt.max_steps;
-  const int epochs = static_cast<int>((total + per_epoch - 1) / per_epoch);
 
   TrainResult r;
   r.parameters = g.parameters;
   r.ps = place.ps;
   r.workers = place.workers;
+  TACT_ASSIGN_OR_RETURN(int64_t step, recovery.Resume());
+  if (step > 0) r.resumed_from = step;
   const Tensor training_on = Tensor::Scalar<bool>(true);
-  double train_seconds = 0;
-  for (int epoch = 0; epoch < epochs; ++epoch) {
-    double loss_sum = 0;
-    int64_t epoch_steps = 0;
-    for (int64_t i = 0; i < per_epoch && r.steps < total; ++i) {
-      Batch b = batches.Get(epoch, i);
-      const auto start = std::chrono::steady_clock::now();
-      TACT_ASSIGN_OR_RETURN(const double loss, async ? AsyncStep(*session, g, b, training_on)
-                                                     : SyncStep(*session, g, b, training_on));
-      train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      loss_sum += loss;
-      ++epoch_steps;
-      ++r.steps;
-      if (opt.on_step) {
-        opt.on_step(TrainProgress{r.steps, total, opt.batch, epoch, loss,
-                                  static_cast<double>(r.steps * opt.batch) / train_seconds});
-      }
+  double train_seconds = 0, loss_sum = 0;
+  int64_t epoch_steps = 0, steps_run = 0;
+  while (step < total) {
+    const int epoch = static_cast<int>(step / per_epoch);
+    TACT_RETURN_IF_ERROR(recovery.Inject(step, &r));
+    Batch b = batches.Get(epoch, step % per_epoch);
+    const auto start = std::chrono::steady_clock::now();
+    StatusOr<double> loss = async ? AsyncStep(*session, g, b, training_on) : SyncStep(*session, g, b, training_on);
+    if (!loss.ok()) {
+      TACT_ASSIGN_OR_RETURN(step, recovery.Recover(loss.status(), step, &r));
+      continue;
     }
-    r.train_loss = loss_sum / static_cast<double>(epoch_steps);
-    TACT_ASSIGN_OR_RETURN(r.test_accuracy, TestAccuracy(*session, g, test));
-    if (opt.on_epoch) opt.on_epoch(epoch, r.test_accuracy);
+    recovery.StepDone(&r);
+    train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    loss_sum += *loss;
+    ++epoch_steps;
+    ++steps_run;
+    ++step;
+    if (opt.on_step) {
+      opt.on_step(TrainProgress{step, total, opt.batch, epoch, *loss,
+                                static_cast<double>(steps_run * opt.batch) / train_seconds});
+    }
+    Status saved = recovery.MaybeSave(step);
+    if (!saved.ok()) {
+      TACT_ASSIGN_OR_RETURN(step, recovery.Recover(saved, step, &r));
+      continue;
+    }
+    if (step % per_epoch == 0 || step == total) {
+      r.train_loss = loss_sum / static_cast<double>(std::max<int64_t>(epoch_steps, 1));
+      loss_sum = 0;
+      epoch_steps = 0;
+      TACT_ASSIGN_OR_RETURN(r.test_accuracy, TestAccuracy(*session, g, test));
+      if (opt.on_epoch) opt.on_epoch(epoch, r.test_accuracy);
+    }
   }
-  r.images_per_sec = static_cast<double>(r.steps * opt.batch) / train_seconds;
+  r.steps = step;
+  r.images_per_sec = train_seconds > 0 ? static_cast<double>(steps_run * opt.batch) / train_seconds : 0;
   TACT_ASSIGN_OR_RETURN(r.variables, ReadVariables(*session, g));
   r.variables_fingerprint = VariablesFingerprint(r.variables);
   TACT_RETURN_IF_ERROR(session->Close());

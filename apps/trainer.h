@@ -65,6 +65,21 @@ struct TrainOptions {
   std::string cluster_file;
   std::string secret_file;  // the existing cluster's secret (default: $TACT_CLUSTER_SECRET)
   std::string worker_binary;
+  // Checkpoints (paper 3.3): every N steps and/or every N seconds into
+  // `checkpoint_dir`, keeping the newest `checkpoint_keep`. A run started
+  // on a directory with checkpoints resumes from the latest good one.
+  std::string checkpoint_dir;
+  int64_t checkpoint_every_steps = 0;
+  double checkpoint_every_secs = 0;
+  int checkpoint_keep = 5;
+  // Faults to inject (apps/faults.h), and how a failed step is survived:
+  // the local cluster's dead tasks are restarted, the session attaches them
+  // again, and the variables are restored from the latest good checkpoint.
+  // More than `max_restarts` restarts within `restart_window_secs` end
+  // the run with an error.
+  std::vector<std::string> faults;
+  int max_restarts = 5;
+  double restart_window_secs = 60;
   std::function<void(const TrainProgress&)> on_step;
   // After each epoch's evaluation.
   std::function<void(int epoch, double test_accuracy)> on_epoch;
@@ -77,6 +92,11 @@ struct TrainResult {
   double images_per_sec = 0;  // training steps only, evaluation excluded
   int64_t parameters = 0;     // trainable scalars
   int ps = 0, workers = 0;    // tasks of the cluster trained on (0, 0: this process)
+  int64_t resumed_from = -1;  // the checkpoint's step a run started from (-1: none)
+  int faults_injected = 0;
+  int recoveries = 0;         // failed steps survived by restoring a checkpoint
+  int64_t steps_lost = 0;     // steps run again after recoveries
+  double recovery_ms_max = 0; // from a failed step to the next completed one
   // A hash over every variable's name, dtype, shape and bytes (16 hex digits).
   std::string variables_fingerprint;
   // Every variable's final value, by name.

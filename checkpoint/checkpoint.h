@@ -62,6 +62,11 @@ Status WriteCheckpointShard(const std::string& dir, int64_t step, int shard, int
 // no manifest exists.
 Status CommitCheckpoint(const std::string& dir, int64_t step, int num_shards);
 
+// Makes step `step` no checkpoint: its manifest is removed (durably), so
+// that the step can be saved again: a run that fell back past a damaged
+// checkpoint writes its step anew. OK if it was not committed.
+Status DiscardCheckpoint(const std::string& dir, int64_t step);
+
 // The committed steps in `dir` (those with a manifest), oldest first. Says
 // nothing about whether they are good: reading tells.
 StatusOr<std::vector<int64_t>> ListCheckpoints(const std::string& dir);

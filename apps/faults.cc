@@ -1,0 +1,90 @@
+#include "apps/faults.h"
+
+#include <signal.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "checkpoint/checkpoint.h"
+
+namespace tact::apps {
+
+StatusOr<Fault> ParseFault(const std::string& spec) {
+  auto bad = [&](const std::string& why) {
+    return errors::InvalidArgument("--fault '", spec, "': ", why,
+                                   " (kill:JOB:TASK@step=N, drop:JOB:TASK@step=N or "
+                                   "corrupt-latest-checkpoint@step=N)");
+  };
+  const size_t at = spec.find('@');
+  if (at == std::string::npos || spec.compare(at + 1, 5, "step=") != 0) return bad("no @step=N");
+  Fault f;
+  f.spec = spec;
+  char* end = nullptr;
+  const std::string n = spec.substr(at + 6);
+  f.step = std::strtoll(n.c_str(), &end, 10);
+  if (n.empty() || *end != '\0' || f.step < 0) return bad("the step is not a number >= 0");
+  const std::string what = spec.substr(0, at);
+  if (what == "corrupt-latest-checkpoint") {
+    f.kind = Fault::Kind::kCorruptLatestCheckpoint;
+    return f;
+  }
+  const size_t c1 = what.find(':'), c2 = what.find(':', c1 + 1);
+  if (c1 == std::string::npos || c2 == std::string::npos) return bad("no JOB:TASK");
+  const std::string kind = what.substr(0, c1), job = what.substr(c1 + 1, c2 - c1 - 1);
+  const std::string index = what.substr(c2 + 1);
+  if (kind == "kill") {
+    f.kind = Fault::Kind::kKill;
+  } else if (kind == "drop") {
+    f.kind = Fault::Kind::kDrop;
+  } else {
+    return bad("unknown fault '" + kind + "'");
+  }
+  const long task = std::strtol(index.c_str(), &end, 10);
+  if (job.empty() || index.empty() || *end != '\0' || task < 0) return bad("bad JOB:TASK");
+  f.task = TaskName(job, static_cast<int>(task));
+  return f;
+}
+
+namespace {
+
+// Flips bytes in the middle of the newest checkpoint's first shard.
+Status CorruptLatest(const std::string& dir) {
+  TACT_ASSIGN_OR_RETURN(std::vector<int64_t> steps, ListCheckpoints(dir));
+  if (steps.empty()) return errors::FailedPrecondition("no checkpoint in ", dir, " to corrupt");
+  const std::string step = std::to_string(steps.back());
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(step) == std::string::npos || entry.path().extension() != ".h5") continue;
+    std::fstream f(entry.path(), std::ios::in | std::ios::out | std::ios::binary);
+    const auto size = static_cast<std::streamoff>(std::filesystem::file_size(entry.path()));
+    for (std::streamoff at = size / 2; at < size / 2 + 64 && at < size; ++at) {
+      f.seekg(at);
+      const char c = static_cast<char>(f.get() ^ 0x5a);
+      f.seekp(at);
+      f.put(c);
+    }
+    return Status::OK();
+  }
+  return errors::NotFound("no shard file of checkpoint ", step, " in ", dir);
+}
+
+}  // namespace
+
+Status InjectFault(const Fault& fault, LocalCluster* cluster, const std::string& checkpoint_dir,
+                   int drop_ms) {
+  switch (fault.kind) {
+    case Fault::Kind::kCorruptLatestCheckpoint:
+      return CorruptLatest(checkpoint_dir);
+    case Fault::Kind::kKill:
+    case Fault::Kind::kDrop:
+      if (cluster == nullptr) {
+        return errors::FailedPrecondition("--fault '", fault.spec, "' needs a local cluster (--workers)");
+      }
+      if (fault.kind == Fault::Kind::kKill) return cluster->Signal(fault.task, SIGKILL);
+      return cluster->Pause(fault.task, drop_ms);
+  }
+  return Status::OK();
+}
+
+}  // namespace tact::apps

@@ -1,0 +1,38 @@
+// Fault injection as a feature (issue 7): what `tact train --fault ...`
+// asks for, parsed, and done to a local cluster.
+//
+//   kill:worker:1@step=150      SIGKILL of that task's process before step 150
+//   drop:worker:0@step=200      its connections cut: the process is stopped
+//                               until the master has given it up, then
+//                               resumed (a network partition that heals)
+//   corrupt-latest-checkpoint@step=300
+//                               bytes of the newest checkpoint's first shard
+//                               flipped, so that restoring must fall back
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "apps/local_cluster.h"
+#include "graph/status.h"
+
+namespace tact::apps {
+
+struct Fault {
+  enum class Kind { kKill, kDrop, kCorruptLatestCheckpoint };
+  Kind kind = Kind::kKill;
+  std::string task;  // "/job:worker/replica:0/task:1" (kill, drop)
+  int64_t step = 0;  // injected before this step runs
+  std::string spec;  // as given, for messages
+};
+
+// InvalidArgument naming the spec and what is wrong with it.
+StatusOr<Fault> ParseFault(const std::string& spec);
+
+// Does `fault` to `cluster` (and `checkpoint_dir`). A drop returns at once;
+// the stopped process is resumed `drop_ms` later.
+Status InjectFault(const Fault& fault, LocalCluster* cluster, const std::string& checkpoint_dir,
+                   int drop_ms);
+
+}  // namespace tact::apps
