@@ -97,9 +97,9 @@ struct CheckpointBenchResult {
   double raw_read_mb_s = 0;   // read() of them into fresh buffers, cache dropped
 };
 
-// Saves and restores `params` float32 parameters in `dir` (which must exist)
-// `reps` times after a warm-up, alternating with the raw peer; medians.
-// Leaves one checkpoint and raw.bin in `dir`.
+// Saves and restores `params` float32 parameters in `dir` (which must exist
+// and hold no checkpoint) `reps` times after a warm-up, alternating with the
+// raw peer; medians. Leaves one checkpoint and raw.bin in `dir`.
 StatusOr<CheckpointBenchResult> BenchCheckpoint(int64_t params, int reps, const std::string& dir);
 
 }  // namespace tact::apps

@@ -151,12 +151,12 @@ StatusOr<CheckpointBenchResult> BenchCheckpoint(int64_t params, int reps, const 
     TACT_RETURN_IF_ERROR(DropFromPageCache(dir + "/ckpt-" + std::to_string(step) + ".shard-0-of-1.h5"));
     TACT_RETURN_IF_ERROR(DropFromPageCache(raw));
     start = std::chrono::steady_clock::now();
-    TACT_RETURN_IF_ERROR(ReadCheckpoint(dir, step, specs).status());
-    const double restore_s = Seconds(start);
-
-    start = std::chrono::steady_clock::now();
     TACT_RETURN_IF_ERROR(RawRead(raw, specs));
     const double raw_read_s = Seconds(start);
+
+    start = std::chrono::steady_clock::now();
+    TACT_RETURN_IF_ERROR(ReadCheckpoint(dir, step, specs).status());
+    const double restore_s = Seconds(start);
 
     TACT_RETURN_IF_ERROR(PruneCheckpoints(dir, 1));
     if (rep < 0) continue;
@@ -179,7 +179,7 @@ void AddBenchCheckpoint(CLI::App& bench, std::function<int()>& run) {
   struct Options {
     int64_t params = 13600000;
     int reps = 5;
-    std::string dir;  // empty: a fresh directory under the system's temporary one
+    std::string dir;  // empty: the system's temporary directory
     bool json = false;
   };
   auto opts = std::make_shared<Options>();
@@ -187,24 +187,23 @@ void AddBenchCheckpoint(CLI::App& bench, std::function<int()>& run) {
       "checkpoint", "save and restore of N float32 parameters beside raw write+fsync and read");
   cmd->add_option("--params", opts->params, "float32 parameters")->check(CLI::Range(int64_t{1}, int64_t{1} << 32));
   cmd->add_option("--reps", opts->reps, "timed rounds (medians reported)")->check(CLI::Range(1, 1000));
-  cmd->add_option("--dir", opts->dir, "directory to write in (default: a fresh one under $TMPDIR or /tmp)");
+  cmd->add_option("--dir", opts->dir, "write in a fresh directory under this one (default: $TMPDIR or /tmp)");
   cmd->add_flag("--json", opts->json, "print only the JSON line");
   cmd->callback([opts, &run] {
     run = [opts] {
       namespace fs = std::filesystem;
       std::error_code ec;
-      const bool own_dir = opts->dir.empty();
-      std::string dir = opts->dir;
-      if (own_dir) {
-        dir = (fs::temp_directory_path(ec) / ("tact_bench_ckpt_" + std::to_string(::getpid()))).string();
-      }
+      // A fresh directory of our own, so that no earlier checkpoint is pruned
+      // in its place; removed afterwards.
+      const fs::path parent = opts->dir.empty() ? fs::temp_directory_path(ec) : fs::path(opts->dir);
+      const std::string dir = (parent / ("tact_bench_ckpt_" + std::to_string(::getpid()))).string();
       fs::create_directories(dir, ec);
       if (ec) {
         std::fprintf(stderr, "tact bench checkpoint: cannot create '%s': %s\n", dir.c_str(), ec.message().c_str());
         return 1;
       }
       StatusOr<CheckpointBenchResult> r = BenchCheckpoint(opts->params, opts->reps, dir);
-      if (own_dir) fs::remove_all(dir, ec);
+      fs::remove_all(dir, ec);
       if (!r.ok()) {
         std::fprintf(stderr, "tact bench checkpoint: %s\n", r.status().ToString().c_str());
         return 1;
