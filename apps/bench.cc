@@ -14,6 +14,7 @@ void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   AddBenchPlace(*bench, run);
   AddBenchTrain(*bench, run);
   AddBenchSendRecv(*bench, run);
+  AddBenchCheckpoint(*bench, run);
 }
 
 }  // namespace tact::apps

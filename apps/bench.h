@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "graph/status.h"
 
@@ -82,5 +83,23 @@ void AddBenchTrain(CLI::App& bench, std::function<int()>& run);
 // `tact bench sendrecv --bytes N [--reps R] [--json]`: a tensor between two
 // worker processes beside raw TCP.
 void AddBenchSendRecv(CLI::App& bench, std::function<int()>& run);
+
+// `tact bench checkpoint --params N [--reps R] [--dir D] [--json]`: a
+// checkpoint's save and restore beside raw write+fsync and read.
+void AddBenchCheckpoint(CLI::App& bench, std::function<int()>& run);
+
+struct CheckpointBenchResult {
+  int64_t params = 0;
+  int variables = 0;
+  double save_mb_s = 0;       // WriteCheckpointShard + CommitCheckpoint
+  double restore_mb_s = 0;    // ReadCheckpoint, page cache dropped first
+  double raw_write_mb_s = 0;  // write() of the same bytes + fsync
+  double raw_read_mb_s = 0;   // read() of them into fresh buffers, cache dropped
+};
+
+// Saves and restores `params` float32 parameters in `dir` (which must exist
+// and hold no checkpoint) `reps` times after a warm-up, alternating with the
+// raw peer; medians. Leaves one checkpoint and raw.bin in `dir`.
+StatusOr<CheckpointBenchResult> BenchCheckpoint(int64_t params, int reps, const std::string& dir);
 
 }  // namespace tact::apps

@@ -21,6 +21,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run);
 void AddGraphCommand(CLI::App& app, std::function<int()>& run);
 // `tact worker --cluster FILE --job J --task T`
 void AddWorkerCommand(CLI::App& app, std::function<int()>& run);
+// `tact ckpt {ls,show,verify} DIR`: HDF5 checkpoints (checkpoint/checkpoint.h).
+void AddCkptCommand(CLI::App& app, std::function<int()>& run);
 // `tact bench matmul ...`
 void AddBenchCommand(CLI::App& app, std::function<int()>& run);
 

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   tact::apps::AddTrainCommand(app, run);
   tact::apps::AddGraphCommand(app, run);
   tact::apps::AddWorkerCommand(app, run);
+  tact::apps::AddCkptCommand(app, run);
   tact::apps::AddBenchCommand(app, run);
   try {
     app.parse(argc, argv);

@@ -132,7 +132,17 @@ Status ValidateVariableName(const std::string& name) {
 
 Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_shards,
                       double wall_time, const std::vector<std::pair<std::string, Tensor>>& variables) {
-  H5Handle file(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  // HDF5 places each dataset's header (its attributes included) where it is
+  // created, between the data of the one before and its own: a reader then
+  // makes one small read per variable scattered over the whole file, cold
+  // seeks that cost more than the data (restore ran at 0.3-0.4x a raw read).
+  // One metadata block sized for every header keeps them together at the
+  // start of the file, read in a few requests. About 1 KiB per variable is
+  // used; the rest of the block stays a hole.
+  H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  const hsize_t meta_block = std::min<hsize_t>(8 << 20, (16384 + 2048 * variables.size() + 4095) / 4096 * 4096);
+  H5Pset_meta_block_size(fapl.get(), meta_block);
+  H5Handle file(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), H5Fclose);
   if (!file.valid()) return Hdf5Error("cannot create checkpoint file", path, Code::kInternal);
   H5Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
   H5Pset_create_intermediate_group(lcpl.get(), 1);
