@@ -79,7 +79,7 @@ int RunShow(const CkptOptions& o) {
                 ChecksumHex(s.checksum).c_str());
   }
   std::printf("%zu variable(s):\n", info->variables.size());
-  for (const VariableInfo& v : info->variables) {
+  for (const StoredVariable& v : info->variables) {
     std::printf("  %s  %s %s  checksum %s  shard %d\n", v.name.c_str(), DataTypeString(v.dtype).c_str(),
                 v.shape.DebugString().c_str(), ChecksumHex(v.checksum).c_str(), v.shard);
   }

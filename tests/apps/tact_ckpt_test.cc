@@ -89,7 +89,7 @@ TEST_F(TactCkptTest, ShowPrintsVariablesWithDtypeShapeAndChecksum) {
   ASSERT_EQ(Tact("show " + Dir() + " --step 10"), 0) << Err();
   const std::string out = Out();
   EXPECT_NE(out.find("step 10,"), std::string::npos) << out;
-  for (const VariableInfo& v : info->variables) {
+  for (const StoredVariable& v : info->variables) {
     const std::string line = "  " + v.name + "  " + DataTypeString(v.dtype) + " " + v.shape.DebugString() +
                              "  checksum " + ChecksumHex(v.checksum);
     EXPECT_NE(out.find(line), std::string::npos) << line << "\n" << out;
