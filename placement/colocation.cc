@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "kernels/kernel_registry.h"
+#include "placement/prefetch.h"
 
 namespace tact {
 namespace {
@@ -335,6 +336,7 @@ StatusOr<ColocationGroups> BuildColocationGroups(const Graph& graph, const FlatG
   std::vector<const uint64_t*> kernels(n_ids, nullptr);
   std::vector<int> pre_assigned;  // ids of nodes with an assigned device
   for (int id = 0; id < n_ids; ++id) {
+    PrefetchNode(graph, id + kPrefetchDistance);
     const Node* node = graph.node(id);
     if (node == nullptr) continue;
     TACT_ASSIGN_OR_RETURN(std::vector<const Node*> hints, ColocationHints(graph, *node));

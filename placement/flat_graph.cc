@@ -14,6 +14,7 @@ FlatGraph FlatGraph::Gather(const Graph& graph) {
   f.in_.reserve(graph.num_edges());
   for (int id = 0; id < n_ids; ++id) {
     f.first_in_[id] = static_cast<int>(f.in_.size());
+    PrefetchNode(graph, id + kPrefetchDistance);
     const Node* node = graph.node(id);
     if (node == nullptr) continue;
     f.live_[id] = 1;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "placement/prefetch.h"
 
 namespace tact {
 

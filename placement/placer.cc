@@ -11,6 +11,7 @@
 #include "placement/colocation.h"
 #include "placement/device_list.h"
 #include "placement/flat_graph.h"
+#include "placement/prefetch.h"
 #include "placement/simulation.h"
 
 namespace tact {
@@ -111,7 +112,9 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
     group_device[groups.group_of[node.id()]] = d;
     sim.Commit(d);
   };
-  for (const int id : order) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int id = order[i];
+    if (i + kPrefetchDistance < order.size()) PrefetchNode(*graph, order[i + kPrefetchDistance]);
     if (is_deferred_source(id)) {
       deferred[id] = 1;
       continue;
@@ -147,6 +150,7 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
   report.bytes_across_devices = BytesAcrossDevices(n_ids, sim, devices.words());
   // Only now, with nothing left that can fail: on error nothing is assigned.
   for (int id = 0; id < n_ids; ++id) {
+    PrefetchNode(*graph, id + kPrefetchDistance);
     const int d = sim.device_of(id);
     if (d >= 0) graph->node(id)->set_assigned_device(devices.name(d));
   }
