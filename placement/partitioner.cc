@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "placement/prefetch.h"
 #include "placement/recv_schedule.h"
 
 namespace tact {
@@ -197,8 +198,23 @@ int Partitioner::DeviceIndex(const std::string& name) {
 
 Status Partitioner::AssignDeviceIndices() {
   device_of_.assign(graph_.num_node_ids(), -1);
+  // Each crossing edge adds at most a Send (and a truncation or a dummy)
+  // to its source's partition and a Recv (and an expansion) to its
+  // destination's. Counted in the same walk as the devices (one touch of
+  // each node, not two): an edge from a node not reached yet (a higher id;
+  // none in a builder-made graph) is counted after the walk.
+  std::vector<size_t> size;
+  size_t crossing = 0;
+  auto count = [&](int src_device, int dst_device) {
+    if (src_device == dst_device) return;
+    ++crossing;
+    size[src_device] += 2;
+    size[dst_device] += 2;
+  };
+  std::vector<const Edge*> later;
   int last = -1;
   for (int id = 0; id < graph_.num_node_ids(); ++id) {
+    PrefetchNode(graph_, id + kPrefetchDistance);
     const Node* n = graph_.node(id);
     if (n == nullptr) continue;
     if (n->assigned_device().empty()) {
@@ -210,27 +226,21 @@ Status Partitioner::AssignDeviceIndices() {
     // before looking further.
     if (last < 0 || n->assigned_device() != devices_[last]) {
       last = DeviceIndex(n->assigned_device());
+      size.resize(devices_.size(), 0);
     }
     device_of_[id] = last;
     names_may_collide_ = names_may_collide_ || n->name().find("/_") != std::string::npos;
-  }
-  // Each crossing edge adds at most a Send (and a truncation or a dummy)
-  // to its source's partition and a Recv (and an expansion) to its
-  // destination's.
-  std::vector<size_t> size(devices_.size(), 0);
-  size_t crossing = 0;
-  for (int id = 0; id < graph_.num_node_ids(); ++id) {
-    const Node* n = graph_.node(id);
-    if (n == nullptr) continue;
-    ++size[device_of_[id]];
+    ++size[last];
     for (const Edge* e : n->in_edges()) {
       const int src = device_of_[e->src->id()];
-      if (src == device_of_[id]) continue;
-      ++crossing;
-      size[src] += 2;
-      size[device_of_[id]] += 2;
+      if (src < 0) {
+        later.push_back(e);
+      } else {
+        count(src, last);
+      }
     }
   }
+  for (const Edge* e : later) count(device_of_[e->src->id()], device_of_[e->dst->id()]);
   parts_.resize(devices_.size());
   for (size_t d = 0; d < parts_.size(); ++d) parts_[d].nodes.reserve(size[d]);
   pairs_.Reserve(crossing);
@@ -415,6 +425,7 @@ Status Partitioner::ScheduleRecvs() {
 StatusOr<PartitionResult> Partitioner::Run() {
   TACT_RETURN_IF_ERROR(AssignDeviceIndices());
   for (int id = 0; id < graph_.num_node_ids(); ++id) {
+    PrefetchNode(graph_, id + kPrefetchDistance);
     const Node* n = graph_.node(id);
     if (n == nullptr) continue;
     const int d = device_of_[id];
