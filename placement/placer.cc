@@ -54,8 +54,9 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
   // The graph's structure, gathered once (flat_graph.h): colocation, the
   // order and the simulation read it instead of walking the edges again.
   const FlatGraph flat = FlatGraph::Gather(*graph);
-  TACT_ASSIGN_OR_RETURN(ColocationGroups groups, BuildColocationGroups(*graph, flat, devices,
-                                                                       options.allow_soft_placement));
+  TACT_ASSIGN_OR_RETURN(
+      ColocationGroups groups,
+      BuildColocationGroups(*graph, flat, devices, options.allow_soft_placement));
   const std::vector<int> order = flat.TopologicalOrder();
   if (static_cast<int>(order.size()) != flat.num_live()) {
     return graph->TopologicalOrder().status();  // names the nodes of the cycle
