@@ -1,7 +1,8 @@
 #include "graph/graph.h"
 
 #include <algorithm>
-#include <queue>
+
+#include "graph/topological_sort.h"
 
 namespace tact {
 
@@ -190,54 +191,45 @@ Status Graph::Validate() const {
 }
 
 StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
-  // Kahn's algorithm, lowest ready id first, in linear time when edges go
-  // from lower to higher ids (as the builder and FromGraphDef of a sorted
-  // GraphDef make them): a cursor walks the ids upwards and takes each node
-  // that is ready when it gets there; only a node that becomes ready behind
-  // the cursor (an edge to a lower id) waits in a min-heap, and that heap,
-  // always below the cursor, goes first. A priority queue over every node
-  // cost a fifth of the placer's time on 36,000 nodes.
+  // Linear when edges go from lower to higher ids, as the builder and
+  // FromGraphDef of a sorted GraphDef make them (topological_sort.h). One
+  // walk over the nodes' edges, counted from the sources' side (one
+  // op_def() look-up per node, not per edge), records each counted edge's
+  // destination in flat arrays; the sort reads those instead of following
+  // node, edge vector, Edge and destination node a second time, a cache
+  // miss at each step on a graph of tens of thousands of nodes.
   const int n_ids = static_cast<int>(nodes_.size());
-  // Counted from the sources' side: one op_def() look-up per node instead
-  // of one per edge (each a chain of pointers to follow).
-  std::vector<int> pending(n_ids, 0);
-  for (const auto& n : nodes_) {
-    if (!n || n->op_def().allows_cycles) continue;
-    for (const Edge* e : n->out_edges_) ++pending[e->dst->id_];
+  std::vector<char> live(n_ids, 0);
+  std::vector<int> first_out(n_ids + 1, 0);
+  std::vector<int> out_dst;
+  out_dst.reserve(num_live_edges_);
+  for (int id = 0; id < n_ids; ++id) {
+    first_out[id] = static_cast<int>(out_dst.size());
+    const Node* n = nodes_[id].get();
+    if (!n) continue;
+    live[id] = 1;
+    if (n->op_def().allows_cycles) continue;  // its out-edges are not counted
+    for (const Edge* e : n->out_edges_) out_dst.push_back(e->dst->id_);
   }
-  std::priority_queue<int, std::vector<int>, std::greater<int>> behind;
-  std::vector<Node*> order;
-  order.reserve(num_live_nodes_);
-  int cursor = 0;
-  while (true) {
-    int id = -1;
-    if (!behind.empty()) {
-      id = behind.top();
-      behind.pop();
-    } else {
-      while (cursor < n_ids && (!nodes_[cursor] || pending[cursor] != 0)) ++cursor;
-      if (cursor == n_ids) break;
-      id = cursor++;
-    }
-    Node* n = nodes_[id].get();
-    order.push_back(n);
-    if (n->op_def().allows_cycles) continue;  // its out-edges were never counted
-    for (const Edge* e : n->out_edges_) {
-      const int dst = e->dst->id_;
-      if (--pending[dst] == 0 && dst < cursor) behind.push(dst);
-    }
-  }
-  if (static_cast<int>(order.size()) != num_live_nodes_) {
+  first_out[n_ids] = static_cast<int>(out_dst.size());
+  const std::vector<int> ids = TopologicalSort(live, first_out, out_dst);
+  if (static_cast<int>(ids.size()) != num_live_nodes_) {
+    // The nodes left out are those on or behind a cycle.
+    std::vector<char> placed(n_ids, 0);
+    for (int id : ids) placed[id] = 1;
     std::string names;
     int listed = 0;
     for (const auto& n : nodes_) {
-      if (n && pending[n->id_] > 0 && listed < 8) {
+      if (n && !placed[n->id_] && listed < 8) {
         names += (listed++ ? ", '" : "'") + n->name() + "'";
       }
     }
     return errors::InvalidArgument("the graph has a cycle through nodes ", names,
                                    " (cycles are allowed only through NextIteration)");
   }
+  std::vector<Node*> order;
+  order.reserve(ids.size());
+  for (int id : ids) order.push_back(nodes_[id].get());
   return order;
 }
 

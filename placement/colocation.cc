@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "kernels/kernel_registry.h"
+#include "placement/prefetch.h"
 
 namespace tact {
 namespace {
@@ -315,28 +316,45 @@ Members GroupMembers(const ColocationGroups& g) {
 
 }  // namespace
 
-StatusOr<ColocationGroups> BuildColocationGroups(const Graph& graph, const DeviceList& devices,
+StatusOr<ColocationGroups> BuildColocationGroups(const Graph& graph, const FlatGraph& flat,
+                                                 const DeviceList& devices,
                                                  bool allow_soft_placement) {
   if (devices.types().size() > 64) {
     return errors::InvalidArgument("more than 64 device types (", devices.types().size(), ")");
   }
   const int n_ids = graph.num_node_ids();
+  // The one walk over the nodes' attrs: the unions, and what the
+  // feasibility pass below needs of each node, into flat arrays (that pass
+  // then reads no Node or attr map: on a large graph each walk over those
+  // costs a cache miss per step, whatever it computes). A malformed requested
+  // device is reported only in the second pass, as it always was, so that
+  // a `_class` error anywhere comes first.
   UnionFind uf(n_ids);
+  SetCache cache(devices);
+  KernelMaskCache kernel_masks(devices);
+  std::vector<const uint64_t*> requested(n_ids, nullptr);  // null: malformed
+  std::vector<const uint64_t*> kernels(n_ids, nullptr);
+  std::vector<int> pre_assigned;  // ids of nodes with an assigned device
   for (int id = 0; id < n_ids; ++id) {
+    PrefetchNode(graph, id + kPrefetchDistance);
     const Node* node = graph.node(id);
     if (node == nullptr) continue;
     TACT_ASSIGN_OR_RETURN(std::vector<const Node*> hints, ColocationHints(graph, *node));
     for (const Node* h : hints) uf.Union(id, h->id());
-    for (const Edge* e : node->in_edges()) {
-      if (IsRefInput(*node, *e)) uf.Union(id, e->src->id());
+    for (const FlatGraph::InEdge* e = flat.in_begin(id); e != flat.in_end(id); ++e) {
+      if (e->ref) uf.Union(id, e->src);
     }
+    StatusOr<const uint64_t*> req = cache.ForRequest(*node);
+    if (req.ok()) requested[id] = *req;
+    kernels[id] = cache.ForKernelMask(kernel_masks.Get(*node));
+    if (!node->assigned_device().empty()) pre_assigned.push_back(id);
   }
 
   ColocationGroups g;
   g.group_of.assign(n_ids, -1);
   std::vector<int> group_of_root(n_ids, -1);
   for (int id = 0; id < n_ids; ++id) {
-    if (graph.node(id) == nullptr) continue;
+    if (kernels[id] == nullptr) continue;  // no live node
     const int root = uf.Find(id);
     if (group_of_root[root] < 0) group_of_root[root] = g.num_groups++;
     g.group_of[id] = group_of_root[root];
@@ -352,13 +370,13 @@ StatusOr<ColocationGroups> BuildColocationGroups(const Graph& graph, const Devic
   }
   g.assigned.assign(g.num_groups, -1);
   std::vector<int> culprit(g.num_groups, -1);  // the member that emptied the set
-  SetCache cache(devices);
-  KernelMaskCache kernel_masks(devices);
+  auto next_assigned = pre_assigned.begin();
   for (int id = 0; id < n_ids; ++id) {
-    const Node* node = graph.node(id);
-    if (node == nullptr) continue;
     const int grp = g.group_of[id];
-    if (!node->assigned_device().empty()) {
+    if (grp < 0) continue;
+    if (next_assigned != pre_assigned.end() && *next_assigned == id) {
+      ++next_assigned;
+      const Node* node = graph.node(id);
       const int d = devices.Find(node->assigned_device());
       if (d < 0) {
         return errors::InvalidArgument(node->ErrorPrefix(), "already assigned to device '",
@@ -373,12 +391,11 @@ StatusOr<ColocationGroups> BuildColocationGroups(const Graph& graph, const Devic
       }
       g.assigned[grp] = d;
     }
-    TACT_ASSIGN_OR_RETURN(const uint64_t* requested, cache.ForRequest(*node));
-    const uint64_t* kernels = cache.ForKernelMask(kernel_masks.Get(*node));
+    if (requested[id] == nullptr) return cache.ForRequest(*graph.node(id)).status();
     uint64_t* f = &g.feasible[size_t(grp) * words];
-    device_set::IntersectWith(f, kernels, words);
-    device_set::IntersectWith(f, requested, words);
-    device_set::IntersectWith(&kernels_only[size_t(grp) * words], kernels, words);
+    device_set::IntersectWith(f, kernels[id], words);
+    device_set::IntersectWith(f, requested[id], words);
+    device_set::IntersectWith(&kernels_only[size_t(grp) * words], kernels[id], words);
     if (culprit[grp] < 0 && device_set::Empty(f, words)) culprit[grp] = id;
   }
 

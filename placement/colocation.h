@@ -18,6 +18,7 @@
 
 #include "graph/graph.h"
 #include "placement/device_list.h"
+#include "placement/flat_graph.h"
 
 namespace tact {
 
@@ -42,7 +43,9 @@ struct ColocationGroups {
 // member): the message names the node that emptied the intersection, its
 // op, every member of its group with its op, requested device and kernel
 // device types, and each device with what excludes it.
-StatusOr<ColocationGroups> BuildColocationGroups(const Graph& graph, const DeviceList& devices,
+// `flat` is FlatGraph::Gather(graph): the reference edges come from it.
+StatusOr<ColocationGroups> BuildColocationGroups(const Graph& graph, const FlatGraph& flat,
+                                                 const DeviceList& devices,
                                                  bool allow_soft_placement);
 
 }  // namespace tact

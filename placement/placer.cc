@@ -10,6 +10,8 @@
 
 #include "placement/colocation.h"
 #include "placement/device_list.h"
+#include "placement/flat_graph.h"
+#include "placement/prefetch.h"
 #include "placement/simulation.h"
 
 namespace tact {
@@ -19,12 +21,15 @@ namespace {
 // partitioner's one Recv per pair (paper Figure 4) will move. From what the
 // simulation recorded of every node (its data inputs, its outputs' sizes),
 // so this is a walk over flat arrays, not over the graph again.
-int64_t BytesAcrossDevices(const std::vector<Node*>& order, const Simulation& sim, int words) {
+// The total does not depend on the order, so the nodes are visited by id
+// (every id the simulation placed), without touching a Node.
+int64_t BytesAcrossDevices(int num_node_ids, const Simulation& sim, int words) {
   std::vector<uint64_t> sent(size_t(sim.num_ports()) * words, 0);  // by port: devices it goes to
   int64_t total = 0;
-  for (const Node* n : order) {
-    const int dst = sim.device_of(n->id());
-    for (auto* in = sim.data_inputs_begin(n->id()); in != sim.data_inputs_end(n->id()); ++in) {
+  for (int id = 0; id < num_node_ids; ++id) {
+    const int dst = sim.device_of(id);
+    if (dst < 0) continue;  // no live node
+    for (auto* in = sim.data_inputs_begin(id); in != sim.data_inputs_end(id); ++in) {
       if (sim.device_of(in->src) == dst) continue;
       uint64_t* set = &sent[size_t(sim.port_index(in->src, in->port)) * words];
       if (device_set::Contains(set, dst)) continue;
@@ -46,9 +51,16 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
     owned = NewStaticCostModel(*graph);
     cost = owned.get();
   }
-  TACT_ASSIGN_OR_RETURN(ColocationGroups groups,
-                        BuildColocationGroups(*graph, devices, options.allow_soft_placement));
-  TACT_ASSIGN_OR_RETURN(std::vector<Node*> order, graph->TopologicalOrder());
+  // The graph's structure, gathered once (flat_graph.h): colocation, the
+  // order and the simulation read it instead of walking the edges again.
+  const FlatGraph flat = FlatGraph::Gather(*graph);
+  TACT_ASSIGN_OR_RETURN(
+      ColocationGroups groups,
+      BuildColocationGroups(*graph, flat, devices, options.allow_soft_placement));
+  const std::vector<int> order = flat.TopologicalOrder();
+  if (static_cast<int>(order.size()) != flat.num_live()) {
+    return graph->TopologicalOrder().status();  // names the nodes of the cycle
+  }
 
   // TensorFlow's "generator" heuristic, for every source: a node with no
   // inputs (a Const, a Placeholder, a Variable) waits until its first
@@ -57,9 +69,9 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
   // can, and its consumers would then wait for a transfer the greedy choice
   // never saw; a Variable's colocation group (the ops that update it) would
   // follow it there, away from the gradients they read.
-  auto is_deferred_source = [&](const Node& n) {
-    return n.in_edges().empty() && !n.out_edges().empty() &&
-           groups.assigned[groups.group_of[n.id()]] < 0;
+  auto is_deferred_source = [&](int id) {
+    return !flat.has_inputs(id) && flat.num_out(id) > 0 &&
+           groups.assigned[groups.group_of[id]] < 0;
   };
 
   // The greedy walk. A group's device is chosen when its first member in
@@ -68,7 +80,7 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
   // wherever it went.
   std::vector<int> group_device = groups.assigned;
   std::vector<char> deferred(graph->num_node_ids(), 0);
-  Simulation sim(*graph, *cost, devices);
+  Simulation sim(flat, *cost, devices);
   // Prepares `node` and returns its device: its group's, else `preferred`
   // when feasible, else the earliest completion.
   auto choose = [&](const Node& node, int preferred) {
@@ -101,36 +113,48 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
     group_device[groups.group_of[node.id()]] = d;
     sim.Commit(d);
   };
-  for (const Node* node : order) {
-    if (is_deferred_source(*node)) {
-      deferred[node->id()] = 1;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int id = order[i];
+    if (i + kPrefetchDistance < order.size()) PrefetchNode(*graph, order[i + kPrefetchDistance]);
+    if (is_deferred_source(id)) {
+      deferred[id] = 1;
       continue;
     }
+    const Node& node = *graph->node(id);
     // Where the node would go without its deferred sources; they are
     // simulated there first (before it, as the executor would run them),
     // then the node, which now sees them.
-    int d = choose(*node, -1);
+    int d = choose(node, -1);
     bool had_sources = false;
-    for (const Edge* e : node->in_edges()) {
-      const Node& src = *e->src;
-      if (!deferred[src.id()]) continue;
-      deferred[src.id()] = 0;
+    for (const FlatGraph::InEdge* e = flat.in_begin(id); e != flat.in_end(id); ++e) {
+      if (!deferred[e->src]) continue;
+      deferred[e->src] = 0;
       had_sources = true;
+      const Node& src = *graph->node(e->src);
       commit(src, choose(src, d));
     }
-    if (had_sources) d = choose(*node, d);
-    commit(*node, d);
+    if (had_sources) d = choose(node, d);
+    commit(node, d);
   }
 
   PlacementReport report;
   report.makespan_seconds = sim.makespan();
   report.soft_placed_nodes = std::move(groups.soft_placed_nodes);
+  // By id from here on: flat arrays, and the nodes in the order they sit
+  // in memory rather than in topological order.
+  const int n_ids = graph->num_node_ids();
   std::vector<int> count(devices.size(), 0);
-  for (const Node* node : order) ++count[sim.device_of(node->id())];
+  for (int id = 0; id < n_ids; ++id) {
+    if (sim.device_of(id) >= 0) ++count[sim.device_of(id)];
+  }
   for (int d = 0; d < devices.size(); ++d) report.nodes_per_device[devices.name(d)] = count[d];
-  report.bytes_across_devices = BytesAcrossDevices(order, sim, devices.words());
+  report.bytes_across_devices = BytesAcrossDevices(n_ids, sim, devices.words());
   // Only now, with nothing left that can fail: on error nothing is assigned.
-  for (Node* node : order) node->set_assigned_device(devices.name(sim.device_of(node->id())));
+  for (int id = 0; id < n_ids; ++id) {
+    PrefetchNode(*graph, id + kPrefetchDistance);
+    const int d = sim.device_of(id);
+    if (d >= 0) graph->node(id)->set_assigned_device(devices.name(d));
+  }
   return report;
 }
 
@@ -149,7 +173,8 @@ StatusOr<double> SimulatedMakespan(const Graph& graph, const CostModel& cost) {
   }
   if (names.empty()) return 0.0;
   TACT_ASSIGN_OR_RETURN(DeviceList devices, DeviceList::Create(names));
-  Simulation sim(graph, cost, devices);
+  const FlatGraph flat = FlatGraph::Gather(graph);
+  Simulation sim(flat, cost, devices);
   for (const Node* node : order) {
     const int d = index[node->assigned_device()];
     sim.Prepare(*node);

@@ -4,22 +4,23 @@
 
 namespace tact {
 
-Simulation::Simulation(const Graph& graph, const CostModel& cost, const DeviceList& devices)
-    : cost_(cost),
+Simulation::Simulation(const FlatGraph& flat, const CostModel& cost, const DeviceList& devices)
+    : flat_(flat),
+      cost_(cost),
       devices_(devices),
       num_devices_(devices.size()),
       latency_(size_t(num_devices_) * num_devices_, 0),
       seconds_per_byte_(latency_.size(), 0),
       timelines_(num_devices_),
-      finish_(graph.num_node_ids(), 0),
-      device_(graph.num_node_ids(), -1),
-      first_port_(graph.num_node_ids(), -1),
-      first_input_(graph.num_node_ids(), 0),
-      num_inputs_(graph.num_node_ids(), 0),
+      finish_(flat.num_ids(), 0),
+      device_(flat.num_ids(), -1),
+      first_port_(flat.num_ids(), -1),
+      first_input_(flat.num_ids(), 0),
+      num_inputs_(flat.num_ids(), 0),
       exec_by_type_(devices.types().size(), -1),
       slot_(num_devices_, Timeline::Slot{-1, 0}) {
-  port_bytes_.reserve(graph.num_nodes() + graph.num_nodes() / 8);
-  data_inputs_.reserve(graph.num_edges());
+  port_bytes_.reserve(flat.num_live() + flat.num_live() / 8);
+  data_inputs_.reserve(flat.num_edges());
   // The cost model's names are strings; ask once per pair, not per edge.
   for (int s = 0; s < num_devices_; ++s) {
     for (int d = 0; d < num_devices_; ++d) {
@@ -46,8 +47,8 @@ void Simulation::Prepare(const Node& node) {
     first_input_[id] = static_cast<int>(data_inputs_.size());
   }
   inputs_.clear();
-  for (const Edge* e : node.in_edges()) {
-    const int src = e->src->id();
+  for (const FlatGraph::InEdge* e = flat_.in_begin(id); e != flat_.in_end(id); ++e) {
+    const int src = e->src;
     if (record && !e->IsControlEdge()) data_inputs_.push_back(DataInput{src, e->src_output});
     if (device_[src] < 0) continue;  // a back edge: not simulated yet
     const double bytes =

@@ -14,8 +14,8 @@
 // policy). Links are not contended; an input from a node not simulated yet
 // (a loop's back edge) is not waited for.
 //
-// Internal to placement/. Holds references to the cost model and device
-// list, which must outlive it. Not thread-safe.
+// Internal to placement/. Holds references to the flat graph, the cost
+// model and the device list, which must outlive it. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -24,13 +24,15 @@
 #include "graph/graph.h"
 #include "placement/cost_model.h"
 #include "placement/device_list.h"
+#include "placement/flat_graph.h"
 #include "placement/timeline.h"
 
 namespace tact {
 
 class Simulation {
  public:
-  Simulation(const Graph& graph, const CostModel& cost, const DeviceList& devices);
+  // `flat` is FlatGraph::Gather of the graph whose nodes are simulated.
+  Simulation(const FlatGraph& flat, const CostModel& cost, const DeviceList& devices);
 
   // Gathers `node`'s inputs (their devices, finish times and bytes) once,
   // before CompletionOn is asked for each candidate device. A node may be
@@ -80,6 +82,7 @@ class Simulation {
     double finish;
     double bytes;  // 0 for a control edge
   };
+  const FlatGraph& flat_;
   const CostModel& cost_;
   const DeviceList& devices_;
   const int num_devices_;

@@ -13,6 +13,7 @@ packages=(
   libhdf5-dev hdf5-tools
   libeigen3-dev
   libopenblas-dev
+  libgoogle-perftools-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libxxhash-dev zlib1g-dev
   dataset-fashion-mnist
