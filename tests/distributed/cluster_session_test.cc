@@ -54,8 +54,8 @@ Tensor Iota(const TensorShape& shape, float scale) {
   return t;
 }
 
-// Two layers on two worker processes; the input is fed and the output
-// fetched through the first device of the cluster (worker 0).
+// Two layers on two worker processes (the model-parallel graph of
+// tests/actors/multi_device_test.cc, pinned to tasks instead of devices).
 GraphDef TwoLayersOnTwoTasks() {
   Scope s = Scope::NewRootScope();
   auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
