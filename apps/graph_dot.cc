@@ -18,7 +18,13 @@ std::string Escaped(const std::string& s) {
   }
   return out;
 }
-std::string Quoted(const std::string& s) { return "\"" + Escaped(s) + "\""; }
+// Appended: GCC 12 warns (-Wrestrict, wrongly) on "\"" + string.
+std::string Quoted(const std::string& s) {
+  std::string out = "\"";
+  out += Escaped(s);
+  out += '"';
+  return out;
+}
 
 // GraphViz's "H S V" colour. Hues step by the golden ratio, so that any
 // number of devices gets distinct colours and neighbours differ most.

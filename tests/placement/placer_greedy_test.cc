@@ -27,8 +27,9 @@ void TwoBranches(const Scope& s) {
     Scope b = s.NewSubScope(branch);
     Output h = x;
     for (int i = 0; i < 4; ++i) {
-      h = MatMul(b, h, Placeholder(b.WithOpName("w" + std::to_string(i)), DT_FLOAT,
-                                   PartialTensorShape({1024, 1024})));
+      std::string w = "w";  // appended: GCC 12 warns (-Wrestrict, wrongly) on "w" + to_string
+      w += std::to_string(i);
+      h = MatMul(b, h, Placeholder(b.WithOpName(w), DT_FLOAT, PartialTensorShape({1024, 1024})));
     }
     ends.push_back(h);
   }
@@ -50,8 +51,12 @@ TEST(GreedyPlacement, TwoHeavyBranchesRunInParallel) {
   // One branch per device.
   const Graph& g = *s.graph();
   for (int i = 0; i < 4; ++i) {
-    EXPECT_EQ(g.FindNode("a/MatMul" + std::string(i ? "_" + std::to_string(i) : ""))
-                  ->assigned_device(),
+    std::string matmul = "a/MatMul";
+    if (i > 0) {
+      matmul += '_';
+      matmul += std::to_string(i);
+    }
+    EXPECT_EQ(g.FindNode(matmul)->assigned_device(),
               g.FindNode("a/w0")->assigned_device());
   }
   EXPECT_NE(g.FindNode("a/w0")->assigned_device(), g.FindNode("b/w0")->assigned_device());
