@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "apps/trainer.h"
+#include "checkpoint/checkpoint.h"
 
 namespace tact::apps {
 namespace {
@@ -77,6 +78,19 @@ TEST_F(FaultRecoveryTest, ARunResumesFromItsNewestCheckpoint) {
   auto clean = Train(Options("resume_clean", {}));
   ASSERT_TRUE(clean.ok());
   EXPECT_EQ(rest->variables_fingerprint, clean->variables_fingerprint);
+}
+
+TEST_F(FaultRecoveryTest, CheckpointsByTimeKeepTheNewest) {
+  TrainOptions o = Options("by_time", {});
+  o.max_steps = 40;
+  o.checkpoint_every_steps = 0;
+  o.checkpoint_every_secs = 0.001;  // after every step
+  o.checkpoint_keep = 3;
+  auto r = Train(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto steps = ListCheckpoints(o.checkpoint_dir);
+  ASSERT_TRUE(steps.ok()) << steps.status().ToString();
+  EXPECT_EQ(*steps, (std::vector<int64_t>{38, 39, 40}));
 }
 
 TEST_F(FaultRecoveryTest, TheRestartLimitEndsARunWhoseTaskKeepsDying) {
