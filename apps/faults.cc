@@ -17,14 +17,22 @@ StatusOr<Fault> ParseFault(const std::string& spec) {
                                    "corrupt-latest-checkpoint@step=N)");
   };
   const size_t at = spec.find('@');
-  if (at == std::string::npos || spec.compare(at + 1, 5, "step=") != 0) return bad("no @step=N");
+  if (at == std::string::npos) return bad("no @step=N or @checkpoint");
   Fault f;
   f.spec = spec;
   char* end = nullptr;
-  const std::string n = spec.substr(at + 6);
-  f.step = std::strtoll(n.c_str(), &end, 10);
-  if (n.empty() || *end != '\0' || f.step < 0) return bad("the step is not a number >= 0");
+  const std::string when = spec.substr(at + 1);
+  if (when == "checkpoint") {
+    f.at_checkpoint = true;
+  } else if (when.compare(0, 5, "step=") == 0) {
+    const std::string n = when.substr(5);
+    f.step = std::strtoll(n.c_str(), &end, 10);
+    if (n.empty() || *end != '\0' || f.step < 0) return bad("the step is not a number >= 0");
+  } else {
+    return bad("no @step=N or @checkpoint");
+  }
   const std::string what = spec.substr(0, at);
+  if (f.at_checkpoint && what.compare(0, 5, "kill:") != 0) return bad("only kill can happen @checkpoint");
   if (what == "corrupt-latest-checkpoint") {
     f.kind = Fault::Kind::kCorruptLatestCheckpoint;
     return f;

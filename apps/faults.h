@@ -2,6 +2,7 @@
 // asks for, parsed, and done to a local cluster.
 //
 //   kill:worker:1@step=150      SIGKILL of that task's process before step 150
+//   kill:ps:0@checkpoint        the same, while the next checkpoint is written
 //   drop:worker:0@step=200      its connections cut: the process is stopped
 //                               until the master has given it up, then
 //                               resumed (a network partition that heals)
@@ -24,6 +25,7 @@ struct Fault {
   Kind kind = Kind::kKill;
   std::string task;  // "/job:worker/replica:0/task:1" (kill, drop)
   int64_t step = 0;  // injected before this step runs
+  bool at_checkpoint = false;  // instead: while the next checkpoint is written
   std::string spec;  // as given, for messages
 };
 

@@ -133,7 +133,7 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--checkpoint-every-secs", o.checkpoint_every_secs, "save every N seconds");
   cmd->add_option("--checkpoint-keep", o.checkpoint_keep, "keep the newest N checkpoints");
   cmd->add_option("--fault", o.faults,
-                  "inject a fault: kill:JOB:TASK@step=N, drop:JOB:TASK@step=N, "
+                  "inject a fault: kill:JOB:TASK@step=N, kill:JOB:TASK@checkpoint, drop:JOB:TASK@step=N, "
                   "corrupt-latest-checkpoint@step=N (repeatable)");
   cmd->add_option("--max-restarts", o.max_restarts, "restarts allowed within --restart-window");
   cmd->add_option("--restart-window", o.restart_window_secs, "seconds");

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <set>
+#include <signal.h>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -235,33 +236,45 @@ class Recovery {
   }
   bool checkpointing() const { return !opt_.checkpoint_dir.empty(); }
 
-  // The step to start from: the newest good checkpoint's, restored, or 0.
+  // The step to start from: the newest good checkpoint's, restored; or 0,
+  // after saving the initial values as checkpoint 0, so that a failure
+  // before the first save restores them rather than drawing new ones
+  // (a seeded initializer draws other numbers in another step).
   StatusOr<int64_t> Resume() {
     if (!checkpointing()) return 0;
     StatusOr<std::vector<int64_t>> steps = ListCheckpoints(opt_.checkpoint_dir);
-    if (!steps.ok() || steps->empty()) return 0;
-    return Restore();
+    if (steps.ok() && !steps->empty()) return Restore();
+    TACT_RETURN_IF_ERROR(Save(0));
+    return 0;
   }
 
   // After step `done` (1-based): saves when due.
-  Status MaybeSave(int64_t done) {
+  Status MaybeSave(int64_t done, TrainResult* r) {
     if (!checkpointing()) return Status::OK();
     const double since = std::chrono::duration<double>(Clock::now() - last_save_).count();
     const bool by_steps = opt_.checkpoint_every_steps > 0 && done % opt_.checkpoint_every_steps == 0;
     const bool by_time = opt_.checkpoint_every_secs > 0 && since >= opt_.checkpoint_every_secs;
     if (!by_steps && !by_time) return Status::OK();
-    last_save_ = Clock::now();
-    // After falling back past a damaged checkpoint the run saves its step
-    // again: the new one replaces it (a good one is rewritten with the same
-    // values, since the steps between are recomputed alike).
-    TACT_RETURN_IF_ERROR(DiscardCheckpoint(opt_.checkpoint_dir, done));
-    return place_->session->Run({{nodes_.step, Tensor::Scalar<int64_t>(done)}}, {}, {nodes_.save}).status();
+    // A kill due "@checkpoint" lands while the shards are written.
+    std::vector<std::thread> kills;
+    for (const Fault& f : faults_) {
+      if (!f.at_checkpoint || done_.count(f.spec) || place_->local_cluster == nullptr) continue;
+      done_.insert(f.spec);
+      kills.emplace_back([cluster = place_->local_cluster.get(), task = f.task] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        (void)cluster->Signal(task, SIGKILL);
+      });
+      ++r->faults_injected;
+    }
+    Status s = Save(done);
+    for (std::thread& t : kills) t.join();
+    return s;
   }
 
   // Faults due before step `step` (0-based).
   Status Inject(int64_t step, TrainResult* r) {
     for (const Fault& f : faults_) {
-      if (f.step != step || done_.count(f.spec)) continue;
+      if (f.at_checkpoint || f.step != step || done_.count(f.spec)) continue;
       done_.insert(f.spec);
       TACT_RETURN_IF_ERROR(InjectFault(f, place_->local_cluster.get(), opt_.checkpoint_dir, kDropMs));
       ++r->faults_injected;
@@ -310,7 +323,16 @@ class Recovery {
   static constexpr int kDropMs = 3000;       // longer than the session's health deadline
   static constexpr int kRecoverSeconds = 60;
 
-  // Restores the newest good checkpoint (or, with none yet, the initial
+  Status Save(int64_t step) {
+    last_save_ = Clock::now();
+    // After falling back past a damaged checkpoint the run saves its step
+    // again: the new one replaces it (a good one is rewritten with the same
+    // values, since the steps between are recomputed alike).
+    TACT_RETURN_IF_ERROR(DiscardCheckpoint(opt_.checkpoint_dir, step));
+    return place_->session->Run({{nodes_.step, Tensor::Scalar<int64_t>(step)}}, {}, {nodes_.save}).status();
+  }
+
+  // Restores the newest good checkpoint (or, with none good, the initial
   // values) into the variables; Unavailable while a task is still away.
   StatusOr<int64_t> Restore() {
     StatusOr<Checkpoint> c = ReadLatestGoodCheckpoint(opt_.checkpoint_dir, nodes_.expected);
@@ -408,7 +430,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       opt.on_step(TrainProgress{step, total, opt.batch, epoch, *loss,
                                 static_cast<double>(steps_run * opt.batch) / train_seconds});
     }
-    Status saved = recovery.MaybeSave(step);
+    Status saved = recovery.MaybeSave(step, &r);
     if (!saved.ok()) {
       TACT_ASSIGN_OR_RETURN(step, recovery.Recover(saved, step, &r));
       continue;

@@ -56,6 +56,9 @@ TEST_F(FaultRecoveryTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
       // falls back to 40, and writes 60 anew.
       {"corrupt_then_ps_killed", {"corrupt-latest-checkpoint@step=70", "kill:ps:0@step=75"}, 1},
       {"worker_dropped", {"drop:worker:0@step=100"}, 1},
+      // Killed while writing its shard of the first checkpoint: no
+      // half-written checkpoint is ever read, and the run goes on.
+      {"ps_killed_at_checkpoint", {"kill:ps:0@checkpoint"}, 1},
   };
   for (const auto& c : cases) {
     auto r = Train(Options(c.name, c.faults));
