@@ -157,18 +157,33 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
     d.actor = actor;
     d.incarnation = info.incarnation;
   }
-  std::vector<std::pair<std::string, caf::actor>> everyone(st.tasks.begin(), st.tasks.end());
-  everyone.emplace_back(task, actor);
-  auto left = std::make_shared<size_t>(everyone.size());
+  // First every other task forgets the old process (and a lower one
+  // connects to the new); only then does the new one say hello to the
+  // tasks after it, so that no late "forget" can drop its fresh entry.
+  std::vector<caf::actor> others;
+  for (const auto& [t, a] : st.tasks) others.push_back(a);
+  auto left = std::make_shared<size_t>(others.size());
   auto ok = std::make_shared<bool>(true);
-  for (const auto& [t, a] : everyone) {
+  auto introduce_new = [=]() {
+    self->request(actor, kReattachTimeout, introduce_atom::value, std::vector<std::string>())
+        .then(
+            [=]() {
+              self->state.lost_tasks.erase(task);
+              self->state.tasks[task] = actor;
+              self->monitor(actor);
+            },
+            [=](caf::error&) { ScheduleReattach(self, task, attempt + 1); });
+  };
+  if (others.empty()) {
+    introduce_new();
+    return;
+  }
+  for (const caf::actor& a : others) {
     self->request(a, kReattachTimeout, introduce_atom::value, std::vector<std::string>{task})
         .then(
             [=]() {
               if (--*left > 0 || !*ok) return;
-              self->state.lost_tasks.erase(task);
-              self->state.tasks[task] = actor;
-              self->monitor(actor);
+              introduce_new();
             },
             [=](caf::error&) {
               *ok = false;

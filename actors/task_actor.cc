@@ -71,7 +71,9 @@ caf::response_promise Register(TaskSelf* self, WireRegisterPartition& reg) {
   }
   for (const std::string& task : PeerTasksOf(st, reg.graph)) {
     if (!st.peers->Find(task).actor) {
-      promise.deliver(ToCafError(errors::FailedPrecondition(
+      // Unavailable: while a restarted task is being attached, its peers
+      // may not know it yet; the master's next try will find it.
+      promise.deliver(ToCafError(errors::Unavailable(
           "partition '", reg.handle, "' sends to task ", task, ", which task ", st.task,
           " has not been introduced to")));
       return promise;

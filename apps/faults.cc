@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "checkpoint/checkpoint.h"
 
@@ -52,6 +53,31 @@ StatusOr<Fault> ParseFault(const std::string& spec) {
   if (job.empty() || index.empty() || *end != '\0' || task < 0) return bad("bad JOB:TASK");
   f.task = TaskName(job, static_cast<int>(task));
   return f;
+}
+
+std::vector<std::string> ChaosFaults(uint64_t seed, int count, const std::vector<std::string>& tasks,
+                                     int64_t steps) {
+  std::mt19937_64 random(seed);
+  std::vector<std::string> specs;
+  for (int i = 0; i < count && steps > 1 && !tasks.empty(); ++i) {
+    const int64_t step = 1 + static_cast<int64_t>(random() % static_cast<uint64_t>(steps - 1));
+    // "/job:J/replica:0/task:T" -> "J:T"
+    const std::string& task = tasks[random() % tasks.size()];
+    const size_t job = task.find("/job:") + 5, replica = task.find("/replica:");
+    const std::string who = task.substr(job, replica - job) + ":" + task.substr(task.rfind(':') + 1);
+    switch (random() % 4) {
+      case 0:
+      case 1:
+        specs.push_back("kill:" + who + "@step=" + std::to_string(step));
+        break;
+      case 2:
+        specs.push_back("drop:" + who + "@step=" + std::to_string(step));
+        break;
+      default:
+        specs.push_back("corrupt-latest-checkpoint@step=" + std::to_string(step));
+    }
+  }
+  return specs;
 }
 
 namespace {

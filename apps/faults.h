@@ -32,6 +32,12 @@ struct Fault {
 // InvalidArgument naming the spec and what is wrong with it.
 StatusOr<Fault> ParseFault(const std::string& spec);
 
+// `count` faults drawn from `seed` (the same seed, the same faults): kills
+// and drops of the `tasks` and corruptions of the newest checkpoint, at
+// steps in [1, steps), as specs ParseFault reads.
+std::vector<std::string> ChaosFaults(uint64_t seed, int count, const std::vector<std::string>& tasks,
+                                     int64_t steps);
+
 // Does `fault` to `cluster` (and `checkpoint_dir`). A drop returns at once;
 // the stopped process is resumed `drop_ms` later.
 Status InjectFault(const Fault& fault, LocalCluster* cluster, const std::string& checkpoint_dir,

@@ -132,6 +132,7 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
     p.graph = OneTower(std::move(g));
   } else {
     ReplicaOptions r{opt.ps, opt.workers, opt.sync};
+    so.operation_timeout_ms = opt.step_timeout_ms;
     if (!opt.cluster_file.empty()) {
       TACT_ASSIGN_OR_RETURN(so.cluster, ClusterSpec::FromFile(opt.cluster_file));
       r.ps = so.cluster->jobs.count("ps") ? static_cast<int>(so.cluster->jobs["ps"].size()) : 0;
@@ -223,8 +224,18 @@ class Recovery {
  public:
   Recovery(const TrainOptions& opt, Place* place) : opt_(opt), place_(place) {}
 
-  Status Init() {
-    for (const std::string& f : opt_.faults) {
+  Status Init(int64_t total_steps) {
+    std::vector<std::string> specs = opt_.faults;
+    if (opt_.chaos_faults > 0) {
+      if (place_->local_cluster == nullptr) {
+        return errors::InvalidArgument("--chaos needs a local cluster (--workers)");
+      }
+      for (const std::string& f : ChaosFaults(opt_.chaos_seed, opt_.chaos_faults,
+                                              place_->local_cluster->spec().Tasks(), total_steps)) {
+        specs.push_back(f);
+      }
+    }
+    for (const std::string& f : specs) {
       TACT_ASSIGN_OR_RETURN(Fault fault, ParseFault(f));
       faults_.push_back(fault);
     }
@@ -387,19 +398,19 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     return errors::InvalidArgument("batch ", opt.batch, " is larger than the ", train.size(),
                                    " training images");
   }
+  Batcher batches(train, opt.batch, opt.seed);
+  const int64_t per_epoch = batches.batches_per_epoch();
+  int64_t total = per_epoch * opt.epochs;
+  if (opt.max_steps > 0 && opt.max_steps < total) total = opt.max_steps;
+
   TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
   Recovery recovery(opt, &place);
-  TACT_RETURN_IF_ERROR(recovery.Init());
+  TACT_RETURN_IF_ERROR(recovery.Init(total));
   TACT_RETURN_IF_ERROR(place.session->Extend(place.graph.def));
   TACT_RETURN_IF_ERROR(place.session->Run({}, {}, {place.graph.init_op}).status());
   Session* session = place.session.get();
   const ReplicatedTrainGraph& g = place.graph;
   const bool async = !g.towers[0].train_op.empty();
-
-  Batcher batches(train, opt.batch, opt.seed);
-  const int64_t per_epoch = batches.batches_per_epoch();
-  int64_t total = per_epoch * opt.epochs;
-  if (opt.max_steps > 0 && opt.max_steps < total) total = opt.max_steps;
 
   TrainResult r;
   r.parameters = g.parameters;

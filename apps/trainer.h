@@ -78,8 +78,14 @@ struct TrainOptions {
   // More than `max_restarts` restarts within `restart_window_secs` end
   // the run with an error.
   std::vector<std::string> faults;
+  // And `chaos_faults` more, drawn from `chaos_seed` (apps/faults.h).
+  uint64_t chaos_seed = 0;
+  int chaos_faults = 0;
   int max_restarts = 5;
   double restart_window_secs = 60;
+  // On a cluster, a step still running after this long is aborted and
+  // counts as failed (so recovered from), rather than hanging the run.
+  int64_t step_timeout_ms = 10000;
   std::function<void(const TrainProgress&)> on_step;
   // After each epoch's evaluation.
   std::function<void(int epoch, double test_accuracy)> on_epoch;
