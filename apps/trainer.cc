@@ -302,6 +302,9 @@ class Recovery {
     // (the task is still being attached again).
     const bool first = !recovering_;
     if (first) failed_since_ = Clock::now();
+    // A step failing again before any completed: a task is still being
+    // attached. Wait a little rather than spin restore-and-step.
+    if (!first) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     const auto deadline = Clock::now() + std::chrono::seconds(kRecoverSeconds);
     Status last = why;
     while (Clock::now() < deadline) {
