@@ -4,7 +4,14 @@
 #include "apps/bench.h"
 #include "apps/commands.h"
 
+#include <algorithm>
+
 namespace tact::apps {
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   CLI::App* bench = app.add_subcommand("bench", "benchmarks; each prints one JSON line");

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 #include <string>
 
 #include "graph/status.h"
@@ -20,6 +21,10 @@ class Scope;
 }  // namespace tact
 
 namespace tact::apps {
+
+// The middle of `v` (the upper of the two middles when `v` has an even
+// size); `v` must not be empty.
+double Median(std::vector<double> v);
 
 // `tact bench matmul --n N --threads T [--reps R] [--json]`.
 void AddBenchMatmul(CLI::App& bench, std::function<int()>& run);

@@ -121,11 +121,6 @@ Status RawRead(const std::string& path, const std::vector<VariableSpec>& specs) 
   return Status::OK();
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 StatusOr<CheckpointBenchResult> BenchCheckpoint(int64_t params, int reps, const std::string& dir) {

@@ -19,11 +19,6 @@
 namespace tact::apps {
 namespace {
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Median seconds of one Run fetching `fetch` from the graph of `s`.
 StatusOr<double> TimeRuns(const Scope& s, const std::string& fetch, int reps) {
   TACT_RETURN_IF_ERROR(s.status());

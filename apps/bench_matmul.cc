@@ -24,7 +24,8 @@
 namespace tact::apps {
 namespace {
 
-double Median(std::vector<double> v) {
+// The mean of the two middles for an even count (bench.h's Median takes the upper).
+double AveragedMedian(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t m = v.size() / 2;
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
@@ -125,8 +126,8 @@ StatusOr<MatmulBenchResult> BenchMatmul(int64_t n, int threads, int reps) {
   MatmulBenchResult r;
   r.n = n;
   r.threads = threads;
-  r.gflops = flops / Median(kernel_s) / 1e9;
-  r.blas_direct_gflops = flops / Median(direct_s) / 1e9;
+  r.gflops = flops / AveragedMedian(kernel_s) / 1e9;
+  r.blas_direct_gflops = flops / AveragedMedian(direct_s) / 1e9;
   return r;
 }
 

@@ -41,11 +41,6 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-double MedianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // A forked process at the other end of a loopback socket: for each request
 // (an 8-byte size), it reads that many bytes and answers with one; a size
 // of 0 ends it; a size of ~0 starts ping-pong of 4 bytes, `count` times.
@@ -112,7 +107,7 @@ class TcpPeer {
       ReadAll(fd_, b, 4);
       rtt.push_back(Seconds(start));
     }
-    return MedianOf(rtt);
+    return Median(rtt);
   }
 
  private:
@@ -195,7 +190,7 @@ StatusOr<double> TimeRuns(Session& session, const GraphDef& graph, const std::st
     TACT_RETURN_IF_ERROR(session.Run({}, {fetch}, {}).status());
     times.push_back(Seconds(start));
   }
-  return MedianOf(times);
+  return Median(times);
 }
 
 StatusOr<std::unique_ptr<Session>> ClusterSession(const LocalCluster& cluster, bool lossy) {
@@ -224,7 +219,7 @@ StatusOr<SendRecvResult> BenchSendRecv(int64_t bytes, int reps, const std::strin
   tcp->Send(buf);  // warm-up
   std::vector<double> tcp_times;
   for (int i = 0; i < reps; ++i) tcp_times.push_back(tcp->Send(buf));
-  r.raw_tcp_gb_s = static_cast<double>(bytes) / MedianOf(tcp_times) / 1e9;
+  r.raw_tcp_gb_s = static_cast<double>(bytes) / Median(tcp_times) / 1e9;
   r.raw_tcp_small_rtt_us = tcp->PingPong(1000) * 1e6;
 
   LocalClusterOptions c;
@@ -252,12 +247,6 @@ StatusOr<SendRecvResult> BenchSendRecv(int64_t bytes, int reps, const std::strin
   return r;
 }
 
-std::string SelfPath() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "tact";
-}
-
 }  // namespace
 
 void AddBenchSendRecv(CLI::App& bench, std::function<int()>& run) {
@@ -273,7 +262,7 @@ void AddBenchSendRecv(CLI::App& bench, std::function<int()>& run) {
   cmd->add_flag("--json", opts->json, "print only the JSON line");
   cmd->callback([opts, &run] {
     run = [opts] {
-      StatusOr<SendRecvResult> r = BenchSendRecv(opts->bytes, opts->reps, SelfPath());
+      StatusOr<SendRecvResult> r = BenchSendRecv(opts->bytes, opts->reps, CurrentExecutable());
       if (!r.ok()) {
         std::fprintf(stderr, "tact bench sendrecv: %s\n", r.status().ToString().c_str());
         return 1;

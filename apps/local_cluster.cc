@@ -22,6 +22,12 @@ extern char** environ;
 
 namespace tact::apps {
 
+std::string CurrentExecutable() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "tact";
+}
+
 StatusOr<uint16_t> FreeLoopbackPort() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return errors::Unavailable("socket: ", std::strerror(errno));

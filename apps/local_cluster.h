@@ -70,6 +70,10 @@ class LocalCluster {
   std::map<std::string, std::string> logs_;  // by task name
 };
 
+// The running executable (from /proc/self/exe): what a local cluster's
+// tasks run as `tact worker` when `tact` itself starts them.
+std::string CurrentExecutable();
+
 // A TCP port on 127.0.0.1 that nothing listens on right now.
 StatusOr<uint16_t> FreeLoopbackPort();
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "apps/local_cluster.h"
 #include "apps/trainer.h"
 
 namespace tact::apps {
@@ -23,13 +24,6 @@ struct TrainFlags {
   std::string mode = "sync";
   bool json = false;
 };
-
-// The running executable, which a local cluster's tasks run as `tact worker`.
-std::string SelfPath() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "tact";
-}
 
 // "\r step 120/600 [=====>     ] loss 0.4123  5321 img/s  ETA 0:09" on stderr.
 void PrintProgress(const TrainProgress& p) {
@@ -55,7 +49,7 @@ int RunTrain(TrainFlags flags) {
   }
   opt.sync = flags.mode == "sync";
   if (opt.workers > 0 && opt.ps < 1) opt.ps = 1;
-  opt.worker_binary = SelfPath();
+  opt.worker_binary = CurrentExecutable();
   if (isatty(STDERR_FILENO)) opt.on_step = PrintProgress;
   opt.on_epoch = [](int epoch, double accuracy) {
     std::printf("epoch %d: test accuracy %.4f\n", epoch + 1, accuracy);
