@@ -164,8 +164,14 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
   for (const auto& [t, a] : st.tasks) others.push_back(a);
   auto left = std::make_shared<size_t>(others.size());
   auto ok = std::make_shared<bool>(true);
+  // The task forgets the tasks after it too: a process that survived a cut
+  // connection still lists them, and would not say hello to them again.
+  std::vector<std::string> after;
+  for (const auto& [t, address] : st.options.task_addresses) {
+    if (t > task) after.push_back(t);
+  }
   auto introduce_new = [=]() {
-    self->request(actor, kReattachTimeout, introduce_atom::value, std::vector<std::string>())
+    self->request(actor, kReattachTimeout, introduce_atom::value, after)
         .then(
             [=]() {
               self->state.lost_tasks.erase(task);

@@ -8,7 +8,9 @@
 //   introduce_atom, forget         -> once connected to every task whose
 //                                     name sorts after this one's, after
 //                                     dropping the tasks in `forget` (a
-//                                     restarted task's old process) (master)
+//                                     restarted task's old process; or, to
+//                                     a task cut off and attached again,
+//                                     the tasks after it) (master)
 //   hello_atom, task, actor, link port, payload, proof
 //                                  -> a lower task that connected here;
 //                                     answers with this task's link port

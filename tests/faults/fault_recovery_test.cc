@@ -57,6 +57,9 @@ TEST_F(FaultRecoveryTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
       // falls back to 40, and writes 60 anew.
       {"corrupt_then_ps_killed", {"corrupt-latest-checkpoint@step=70", "kill:ps:0@step=75"}, 1},
       {"worker_dropped", {"drop:worker:0@step=100"}, 1},
+      // The ps outlives its cut connections: attached again, it must say
+      // hello anew to the workers, which name after it.
+      {"ps_dropped", {"drop:ps:0@step=80"}, 1},
       // Killed while writing its shard of the first checkpoint: no
       // half-written checkpoint is ever read, and the run goes on.
       {"ps_killed_at_checkpoint", {"kill:ps:0@checkpoint"}, 1},
@@ -73,8 +76,7 @@ TEST_F(FaultRecoveryTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
 }
 
 // Random faults from a seed: the same seed draws the same faults, each one
-// that ParseFault reads. (Training under `--chaos 7 --chaos-faults 3` still
-// hangs in a step: see issue 7's notes.)
+// that ParseFault reads.
 TEST(ChaosTest, TheSameSeedDrawsTheSameFaults) {
   const std::vector<std::string> tasks = {"/job:ps/replica:0/task:0", "/job:worker/replica:0/task:1"};
   EXPECT_EQ(ChaosFaults(7, 3, tasks, 120), ChaosFaults(7, 3, tasks, 120));
@@ -85,6 +87,24 @@ TEST(ChaosTest, TheSameSeedDrawsTheSameFaults) {
     ASSERT_TRUE(fault.ok()) << f;
     EXPECT_GE(fault->step, 1);
     EXPECT_LT(fault->step, 120);
+  }
+}
+
+// Seed 7 draws a worker killed at step 1 (before any checkpoint but the
+// initial one), the ps cut off at 93 and a worker killed at 94, while the
+// ps is still away; seed 4 draws five faults.
+TEST_F(FaultRecoveryTest, TrainingUnderChaosEndsWithTheVariablesOfTheRunWithout) {
+  auto clean = Train(Options("chaos_clean", {}));
+  ASSERT_TRUE(clean.ok()) << clean.status().ToString();
+  for (const auto& [seed, faults] : {std::pair<uint64_t, int>{7, 3}, {4, 5}}) {
+    TrainOptions o = Options("chaos_" + std::to_string(seed), {});
+    o.chaos_seed = seed;
+    o.chaos_faults = faults;
+    auto r = Train(o);
+    ASSERT_TRUE(r.ok()) << "seed " << seed << ": " << r.status().ToString();
+    EXPECT_EQ(r->faults_injected, faults) << "seed " << seed;
+    EXPECT_GE(r->recoveries, 1) << "seed " << seed;
+    EXPECT_EQ(r->variables_fingerprint, clean->variables_fingerprint) << "seed " << seed;
   }
 }
 
