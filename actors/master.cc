@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -157,8 +158,9 @@ void RegistrationFailed(Self* self, const std::string& key, uint64_t generation,
 }
 
 // Plans the partitions for `call` and asks each device actor to register
-// its own; the Runs of this signature wait for every answer.
-Status Register(Self* self, const std::string& key, const RunCall& call) {
+// its own; the Runs of this signature wait for every answer. Sets
+// `needs_lost` when it fails because a task it needs is lost.
+Status Register(Self* self, const std::string& key, const RunCall& call, bool* needs_lost) {
   MasterState& st = self->state;
   SubgraphSpec spec;
   for (const auto& [name, t] : call.feeds) spec.feeds.push_back(name);
@@ -167,7 +169,10 @@ Status Register(Self* self, const std::string& key, const RunCall& call) {
   TACT_ASSIGN_OR_RETURN(std::vector<PartitionPlan> plans, PlanPartitions(st, spec));
   for (const PartitionPlan& plan : plans) {
     auto lost = st.lost_tasks.find(TaskOf(plan.device));
-    if (lost != st.lost_tasks.end()) return lost->second;
+    if (lost != st.lost_tasks.end()) {
+      *needs_lost = true;
+      return lost->second;
+    }
   }
   Signature& sig = st.signatures[key];
   sig.generation = st.next_generation++;
@@ -208,19 +213,54 @@ Status Register(Self* self, const std::string& key, const RunCall& call) {
   return Status::OK();
 }
 
-void Run(Self* self, std::shared_ptr<RunCall> call) {
+// A Run that needs a lost task waits for it, up to task_wait_ms in all
+// (`deadline` set: it waited before).
+void Park(Self* self, std::shared_ptr<RunCall> call, const Status& why,
+          std::optional<std::chrono::steady_clock::time_point> deadline) {
+  MasterState& st = self->state;
+  const auto now = std::chrono::steady_clock::now();
+  if (!deadline) deadline = now + std::chrono::milliseconds(st.options.task_wait_ms);
+  if (st.options.task_wait_ms <= 0 || *deadline <= now) {
+    call->reply(why);
+    return;
+  }
+  const uint64_t id = st.next_parked++;
+  st.parked[id] = ParkedRun{std::move(call), *deadline, why};
+  self->delayed_send(self, *deadline - now, park_timeout_atom::value, id);
+}
+
+void ParkTimeout(Self* self, uint64_t id) {
+  auto it = self->state.parked.find(id);
+  if (it == self->state.parked.end()) return;  // run again already
+  ParkedRun p = std::move(it->second);
+  self->state.parked.erase(it);
+  p.call->reply(errors::Unavailable(p.why.message(), "; not back within ",
+                                    self->state.options.task_wait_ms, " ms"));
+}
+
+void Run(Self* self, std::shared_ptr<RunCall> call,
+         std::optional<std::chrono::steady_clock::time_point> parked_until = std::nullopt) {
   MasterState& st = self->state;
   if (st.closed) {
     call->reply(Cancelled());
     return;
   }
+  if (!st.failed.ok()) {
+    call->reply(st.failed);
+    return;
+  }
   const std::string key = SignatureKey(*call);
   auto it = st.signatures.find(key);
   if (it == st.signatures.end()) {
-    Status s = Register(self, key, *call);
+    bool needs_lost = false;
+    Status s = Register(self, key, *call, &needs_lost);
     if (!s.ok()) {
       st.signatures.erase(key);
-      call->reply(s);
+      if (needs_lost) {
+        Park(self, std::move(call), s, parked_until);
+      } else {
+        call->reply(s);
+      }
       return;
     }
     it = st.signatures.find(key);
@@ -240,10 +280,24 @@ void Close(Self* self) {
   for (auto& [key, sig] : st.signatures) {
     for (auto& call : std::exchange(sig.waiting, {})) call->reply(Cancelled());
   }
+  for (auto& [id, p] : std::exchange(st.parked, {})) p.call->reply(Cancelled());
   for (const auto& [step_id, step] : st.pending) {
     AbortStep(self, step_id,
               errors::Cancelled("the session was closed while step ", step_id, " was running"));
   }
+}
+
+// The supervisor gave up on the cluster (its restart limit): what waits
+// and what runs fails with `why`, and so does every later Run.
+void GiveUp(Self* self, Status why) {
+  MasterState& st = self->state;
+  if (!st.failed.ok()) return;
+  st.failed = std::move(why);
+  for (auto& [key, sig] : st.signatures) {
+    for (auto& call : std::exchange(sig.waiting, {})) call->reply(st.failed);
+  }
+  for (auto& [id, p] : std::exchange(st.parked, {})) p.call->reply(st.failed);
+  for (const auto& [step_id, step] : st.pending) AbortStep(self, step_id, st.failed);
 }
 
 Status Extend(MasterState& st, const GraphDef& add) {
@@ -277,6 +331,8 @@ caf::behavior MasterBehavior(Self* self, MasterOptions options) {
                                            self->state.options.operation_timeout_ms, " ms"));
       },
       [self](close_atom) { Close(self); },
+      [self](give_up_atom, const caf::error& why) { GiveUp(self, FromCafError(why)); },
+      [self](park_timeout_atom, uint64_t id) { ParkTimeout(self, id); },
   };
 }
 
@@ -318,6 +374,12 @@ void FinishStep(Self* self, WireStepDone& done) {
     out.push_back(std::move(t->second));
   }
   finished.call->reply(std::move(out));
+}
+
+void RunAgain(Self* self, std::shared_ptr<RunCall> call) { Run(self, std::move(call)); }
+
+void RunParked(Self* self) {
+  for (auto& [id, p] : std::exchange(self->state.parked, {})) Run(self, std::move(p.call), p.deadline);
 }
 
 caf::actor SpawnMaster(caf::actor_system& system, MasterOptions options) {

@@ -5,6 +5,7 @@
 // Include only from actors/*.cc: it pulls in CAF.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <set>
@@ -40,6 +41,13 @@ struct PendingStep {
   std::map<std::string, Tensor> fetched;  // by "node:port"
 };
 
+// A Run that needs a lost task, waiting for it to be attached again.
+struct ParkedRun {
+  std::shared_ptr<RunCall> call;
+  std::chrono::steady_clock::time_point deadline;
+  Status why;  // the task's loss
+};
+
 struct MasterState {
   MasterOptions options;
   GraphDef graph_def;
@@ -59,7 +67,10 @@ struct MasterState {
   // since several masters may register on one worker.
   std::string partition_prefix;
   int64_t next_partition = 1;
+  std::map<uint64_t, ParkedRun> parked;
+  uint64_t next_parked = 1;
   bool closed = false;
+  Status failed;  // the supervisor gave up: every Run fails with this
 };
 
 using Self = caf::stateful_actor<MasterState>;
@@ -70,6 +81,11 @@ std::string TaskOf(const std::string& device);
 
 // A partition's answer; the last one of a step answers the client.
 void FinishStep(Self* self, WireStepDone& done);
+
+// A Run from the start (a signature it waited for was dropped).
+void RunAgain(Self* self, std::shared_ptr<RunCall> call);
+// Runs again the Runs that wait for lost tasks (a task is back).
+void RunParked(Self* self);
 
 // A task is lost: its steps fail with `why`, and it is tried again.
 void TaskLost(Self* self, std::string task, Status why);

@@ -41,16 +41,21 @@ void TaskLost(Self* self, std::string task, Status why) {
   MasterState& st = self->state;
   if (!st.lost_tasks.emplace(task, why).second) return;
   st.tasks.erase(task);
+  if (st.options.supervisor) self->send(st.options.supervisor, task_lost_atom::value, task, why.ToString());
   ScheduleReattach(self, task, 0);
+  std::vector<std::shared_ptr<RunCall>> unregistered;
   for (auto it = st.signatures.begin(); it != st.signatures.end();) {
     const auto& parts = it->second.partitions;
     if (std::none_of(parts.begin(), parts.end(), [&](const auto& p) { return p.task == task; })) {
       ++it;
       continue;
     }
-    for (auto& call : it->second.waiting) call->reply(why);
+    for (auto& call : it->second.waiting) unregistered.push_back(std::move(call));
     it = st.signatures.erase(it);
   }
+  // Not started yet: each waits for the task (or fails at once without
+  // task_wait_ms).
+  for (auto& call : unregistered) RunAgain(self, std::move(call));
   std::vector<WireStepDone> failed;
   for (const auto& [step_id, step] : st.pending) {
     for (const RegisteredPartition& p : step.partitions) {
@@ -177,6 +182,10 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
               self->state.lost_tasks.erase(task);
               self->state.tasks[task] = actor;
               self->monitor(actor);
+              if (self->state.options.supervisor) {
+                self->send(self->state.options.supervisor, task_back_atom::value, task);
+              }
+              RunParked(self);
             },
             [=](caf::error&) { ScheduleReattach(self, task, attempt + 1); });
   };

@@ -45,6 +45,15 @@ using hello_atom = caf::atom_constant<caf::atom("hello")>;
 // task again.
 using health_atom = caf::atom_constant<caf::atom("health")>;
 using reattach_atom = caf::atom_constant<caf::atom("reattach")>;
+// Master -> supervisor: a task was lost / attached again. Supervisor ->
+// master: give up (the restart limit was passed). The master's timer for
+// a Run waiting for a lost task. The supervisor's timer for asking again
+// to restart a lost task.
+using task_lost_atom = caf::atom_constant<caf::atom("tasklost")>;
+using task_back_atom = caf::atom_constant<caf::atom("taskback")>;
+using give_up_atom = caf::atom_constant<caf::atom("giveup")>;
+using park_timeout_atom = caf::atom_constant<caf::atom("parkend")>;
+using restart_atom = caf::atom_constant<caf::atom("restart")>;
 
 // A client's Run, answered through `reply` (called exactly once, from a
 // CAF thread), so that no CAF thread blocks and the client waits on its own
@@ -115,6 +124,11 @@ struct MasterOptions {
   bool allow_soft_placement = false;
   bool schedule_recvs = false;
   bool lossy_float_transfer = false;
+  // Told of every task lost and attached again (actors/supervisor.h); none
+  // for a local session.
+  caf::actor supervisor;
+  // How long a Run that needs a lost task waits for it (0: fails at once).
+  int64_t task_wait_ms = 0;
 };
 
 // The master actor of a session: keeps the graph, prunes and registers one

@@ -11,6 +11,7 @@
 #include "actors/cluster_connect.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
+#include "actors/supervisor.h"
 #include "actors/wire_auth.h"
 #include "devices/device_factory.h"
 #include "kernels/resource_mgr.h"
@@ -95,8 +96,12 @@ class ActorSession final : public Session {
     for (const std::string& task : options.cluster->Tasks()) {
       task_addresses_[task] = *options.cluster->Address(task);
     }
+    // The supervisor is the root of the session's actors: the master
+    // reports lost tasks to it, and it ends with the master.
+    caf::actor supervisor = SpawnSupervisor(*system_, options.supervision);
     StartMaster(options, std::move(endpoints), options.health_interval_ms,
-                options.health_timeout_ms);
+                options.health_timeout_ms, supervisor);
+    Supervise(supervisor, master_);
     return Status::OK();
   }
 
@@ -161,8 +166,11 @@ class ActorSession final : public Session {
   static Status Closed() { return errors::FailedPrecondition("the session is closed"); }
 
   void StartMaster(const SessionOptions& options, std::vector<DeviceEndpoint> devices,
-                   int64_t health_interval_ms, int64_t health_timeout_ms) {
+                   int64_t health_interval_ms, int64_t health_timeout_ms,
+                   caf::actor supervisor = caf::actor()) {
     MasterOptions master;
+    master.supervisor = std::move(supervisor);
+    master.task_wait_ms = options.supervision.task_wait_ms;
     master.devices = std::move(devices);
     master.container = container_;
     master.operation_timeout_ms = options.operation_timeout_ms;
@@ -199,6 +207,12 @@ StatusOr<std::unique_ptr<Session>> Session::Create(const SessionOptions& options
     if (options.health_interval_ms <= 0 || options.health_timeout_ms <= 0) {
       return errors::InvalidArgument(
           "SessionOptions.health_interval_ms and health_timeout_ms must be > 0 for a cluster");
+    }
+    const SupervisionOptions& sv = options.supervision;
+    if (sv.task_wait_ms < 0 || (sv.max_restarts >= 0 && !(sv.restart_window_secs > 0))) {
+      return errors::InvalidArgument(
+          "SessionOptions.supervision: task_wait_ms must be >= 0 (got ", sv.task_wait_ms,
+          ") and restart_window_secs > 0 when max_restarts is set (got ", sv.restart_window_secs, ")");
     }
     std::string secret = options.cluster_secret;
     if (secret.empty()) {

@@ -108,6 +108,7 @@ Status LocalCluster::Spawn(const std::string& task) {
 }
 
 Status LocalCluster::Restart(const std::string& task) {
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = pids_.find(task);
   if (it == pids_.end()) return errors::NotFound("no task ", task, " in the local cluster");
   kill(it->second, SIGKILL);
@@ -115,7 +116,21 @@ Status LocalCluster::Restart(const std::string& task) {
   return Spawn(task);
 }
 
+bool LocalCluster::BringBack(const std::string& task, std::chrono::milliseconds lost_for,
+                             std::chrono::milliseconds hung_after) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pids_.find(task);
+  if (it == pids_.end()) return false;
+  if (waitpid(it->second, nullptr, WNOHANG) == 0) {  // still running
+    if (lost_for < hung_after) return false;  // may be back soon: a cut connection heals
+    kill(it->second, SIGKILL);
+    waitpid(it->second, nullptr, 0);
+  }
+  return Spawn(task).ok();
+}
+
 int LocalCluster::RestartExited() {
+  std::lock_guard<std::mutex> lock(mu_);
   int restarted = 0;
   for (auto& [task, pid] : pids_) {
     if (waitpid(pid, nullptr, WNOHANG) == 0) continue;  // still running
@@ -126,6 +141,7 @@ int LocalCluster::RestartExited() {
 
 Status LocalCluster::Pause(const std::string& task, int ms) {
   TACT_RETURN_IF_ERROR(Signal(task, SIGSTOP));
+  std::lock_guard<std::mutex> lock(mu_);
   resumers_.emplace_back([this, task, ms] {
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     (void)Signal(task, SIGCONT);
@@ -150,6 +166,7 @@ LocalCluster::~LocalCluster() {
 }
 
 Status LocalCluster::Signal(const std::string& task, int signal) {
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = pids_.find(task);
   if (it == pids_.end()) return errors::NotFound("no task ", task, " in the local cluster");
   if (kill(it->second, signal) != 0) return errors::Internal("kill ", task, ": ", std::strerror(errno));

@@ -14,8 +14,10 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,6 +53,11 @@ class LocalCluster {
   Status Restart(const std::string& task);
   // Restarts every task whose process has exited; returns how many.
   int RestartExited();
+  // A supervisor's restart (SupervisionOptions::restart_task) for a task
+  // lost `lost_for` ago: starts its process again if it has exited, or if
+  // it still runs after `hung_after` (killed first); returns whether it did.
+  bool BringBack(const std::string& task, std::chrono::milliseconds lost_for,
+                 std::chrono::milliseconds hung_after);
   // Stops the task's process (SIGSTOP) and resumes it `ms` later: its
   // connections go silent as if cut, then heal.
   Status Pause(const std::string& task, int ms);
@@ -59,7 +66,10 @@ class LocalCluster {
 
  private:
   LocalCluster() = default;
-  Status Spawn(const std::string& task);
+  Status Spawn(const std::string& task);  // with mu_ held, once started
+  // Callers' threads (the client's, a session's supervisor, the resumers)
+  // share the processes' table.
+  mutable std::mutex mu_;
   ClusterSpec spec_;
   std::vector<std::string> env_;                          // the tasks' environment
   std::map<std::string, std::vector<std::string>> args_;  // by task name

@@ -133,6 +133,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--chaos-faults", o.chaos_faults, "how many random faults");
   cmd->add_option("--max-restarts", o.max_restarts, "restarts allowed within --restart-window");
   cmd->add_option("--restart-window", o.restart_window_secs, "seconds");
+  cmd->add_option("--task-wait", o.task_wait_secs,
+                  "seconds a step waits for a lost task to come back");
   cmd->add_option("--step-timeout", o.step_timeout_ms,
                   "on a cluster, abort (and recover) a step running longer than this many ms");
   cmd->add_flag("--json", flags->json, "print one JSON line at the end");

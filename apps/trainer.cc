@@ -122,6 +122,10 @@ struct Place {
   int ps = 0, workers = 0;
 };
 
+// A local task still running this long after it was lost is taken for
+// hung: its process is killed and started again.
+constexpr std::chrono::milliseconds kHungTaskAfter{10000};
+
 StatusOr<Place> Prepare(const TrainOptions& opt) {
   Place p;
   SessionOptions so;
@@ -142,6 +146,9 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
       return errors::InvalidArgument("batch ", opt.batch, " does not split evenly over ", r.workers,
                                      " workers");
     }
+    so.supervision.max_restarts = opt.max_restarts;
+    so.supervision.restart_window_secs = opt.restart_window_secs;
+    so.supervision.task_wait_ms = static_cast<int64_t>(opt.task_wait_secs * 1000);
     TACT_ASSIGN_OR_RETURN(p.graph, BuildReplicatedTrainGraph(opt, r));
     p.ps = r.ps;
     p.workers = r.workers;
@@ -153,6 +160,10 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
       TACT_ASSIGN_OR_RETURN(p.local_cluster, LocalCluster::Start(c));
       so.cluster = p.local_cluster->spec();
       so.cluster_secret = p.local_cluster->secret();
+      so.supervision.restart_task = [cluster = p.local_cluster.get()](const std::string& task,
+                                                                      std::chrono::milliseconds lost_for) {
+        return cluster->BringBack(task, lost_for, kHungTaskAfter);
+      };
     } else if (!opt.secret_file.empty()) {
       TACT_ASSIGN_OR_RETURN(so.cluster_secret, ReadClusterSecret(opt.secret_file));
     }
@@ -293,22 +304,21 @@ class Recovery {
     return Status::OK();
   }
 
-  // A step failed with `why`; returns the step to go on from.
+  // A step failed with `why`; returns the step to go on from. The session
+  // has the lost task brought back, and a Run that needs it waits for it,
+  // so the restore runs once the cluster is whole again (or fails with the
+  // supervisor's reason when its restart limit is passed).
   StatusOr<int64_t> Recover(const Status& why, int64_t failed_at, TrainResult* r) {
-    const bool transient = why.code() == Code::kUnavailable || why.code() == Code::kAborted ||
-                           why.code() == Code::kDeadlineExceeded || why.code() == Code::kCancelled;
-    if (!transient || !checkpointing()) return why;
-    // Until a step completes, further failures belong to this recovery
-    // (the task is still being attached again).
+    if (!Transient(why) || !checkpointing()) return why;
+    // Until a step completes, further failures belong to this recovery.
     const bool first = !recovering_;
     if (first) failed_since_ = Clock::now();
-    // A step failing again before any completed: a task is still being
-    // attached. Wait a little rather than spin restore-and-step.
-    if (!first) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const auto deadline = Clock::now() + std::chrono::seconds(kRecoverSeconds);
+    // As long as the session waits for a task (at least 10 s).
+    const double wait = std::max(opt_.task_wait_secs, 10.0);
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(wait));
     Status last = why;
     while (Clock::now() < deadline) {
-      TACT_RETURN_IF_ERROR(RestartExited(why));
       StatusOr<int64_t> step = Restore();
       if (step.ok()) {
         if (first) {
@@ -319,9 +329,14 @@ class Recovery {
         return *step;
       }
       last = step.status();
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (!Transient(last)) return last;
+      // A task lost but not yet noticed by the session: a moment later,
+      // the restore waits for it.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    return last.WithPrefix("no recovery within " + std::to_string(kRecoverSeconds) + " s: ");
+    char within[64];
+    std::snprintf(within, sizeof within, "no recovery within %.0f s: ", wait);
+    return last.WithPrefix(within);
   }
 
   // A step completed: the end of a recovery, if one was going on.
@@ -335,7 +350,13 @@ class Recovery {
  private:
   using Clock = std::chrono::steady_clock;
   static constexpr int kDropMs = 3000;       // longer than the session's health deadline
-  static constexpr int kRecoverSeconds = 60;
+
+  // Failures a restore can follow: a task lost, a step timed out or
+  // cancelled. Aborted is the supervisor giving up.
+  static bool Transient(const Status& s) {
+    return s.code() == Code::kUnavailable || s.code() == Code::kDeadlineExceeded ||
+           s.code() == Code::kCancelled;
+  }
 
   Status Save(int64_t step) {
     last_save_ = Clock::now();
@@ -360,29 +381,11 @@ class Recovery {
     return c->step;
   }
 
-  // Restarts the local cluster's dead tasks, within the restart limit.
-  Status RestartExited(const Status& why) {
-    if (place_->local_cluster == nullptr) return Status::OK();  // an external cluster's tasks come back by themselves
-    const int n = place_->local_cluster->RestartExited();
-    const auto now = Clock::now();
-    for (int i = 0; i < n; ++i) restarts_.push_back(now);
-    while (!restarts_.empty() &&
-           std::chrono::duration<double>(now - restarts_.front()).count() > opt_.restart_window_secs) {
-      restarts_.erase(restarts_.begin());
-    }
-    if (static_cast<int>(restarts_.size()) > opt_.max_restarts) {
-      return errors::Aborted(restarts_.size(), " restarts within ", opt_.restart_window_secs,
-                             " s (the limit is ", opt_.max_restarts, "); the last failure: ", why.ToString());
-    }
-    return Status::OK();
-  }
-
   const TrainOptions& opt_;
   Place* place_;
   CheckpointNodes nodes_;
   std::vector<Fault> faults_;
   std::set<std::string> done_;
-  std::vector<Clock::time_point> restarts_;
   Clock::time_point last_save_ = Clock::now();
   Clock::time_point failed_since_;
   bool recovering_ = false;

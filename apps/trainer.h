@@ -72,17 +72,20 @@ struct TrainOptions {
   int64_t checkpoint_every_steps = 0;
   double checkpoint_every_secs = 0;
   int checkpoint_keep = 5;
-  // Faults to inject (apps/faults.h), and how a failed step is survived:
-  // the local cluster's dead tasks are restarted, the session attaches them
-  // again, and the variables are restored from the latest good checkpoint.
-  // More than `max_restarts` restarts within `restart_window_secs` end
-  // the run with an error.
+  // Faults to inject (apps/faults.h).
   std::vector<std::string> faults;
   // And `chaos_faults` more, drawn from `chaos_seed` (apps/faults.h).
   uint64_t chaos_seed = 0;
   int chaos_faults = 0;
+  // How a failed step is survived on a cluster: the session's supervisor
+  // brings the lost task back (a local cluster's process is started again;
+  // an external cluster's is waited for, up to `task_wait_secs`), and the
+  // variables are restored from the latest good checkpoint. More than
+  // `max_restarts` task losses within `restart_window_secs` end the run
+  // with an error.
   int max_restarts = 5;
   double restart_window_secs = 60;
+  double task_wait_secs = 60;
   // On a cluster, a step still running after this long is aborted and
   // counts as failed (so recovered from), rather than hanging the run.
   int64_t step_timeout_ms = 10000;

@@ -338,3 +338,127 @@ TEST(ClusterSessionTest, RestartedTaskIsAttachedAgain) {
 
 }  // namespace
 }  // namespace tact
+
+namespace tact {
+namespace {
+
+// Worker 1 holds a variable that worker 0's `y` reads: a Run of `y`
+// needs both tasks.
+GraphDef VariableOnWorker1() {
+  Scope s = Scope::NewRootScope();
+  Scope w1 = s.WithDevice("/job:worker/task:1");
+  auto v = Variable(w1.WithOpName("v"), PartialTensorShape({}), DT_FLOAT);
+  Assign(w1.WithOpName("init"), v, Const(w1, Tensor::Scalar<float>(10)));
+  Add(s.WithDevice("/job:worker/task:0").WithOpName("y"), v, 1.0f);
+  return *s.ToGraphDef();
+}
+
+SessionOptions Supervised(apps::LocalCluster* cluster, int max_restarts,
+                          std::chrono::milliseconds hung_after) {
+  SessionOptions o;
+  o.health_interval_ms = 100;
+  o.health_timeout_ms = 1000;
+  o.supervision.max_restarts = max_restarts;
+  o.supervision.task_wait_ms = 20000;
+  o.supervision.restart_task = [cluster, hung_after](const std::string& task,
+                                                     std::chrono::milliseconds lost_for) {
+    return cluster->BringBack(task, lost_for, hung_after);
+  };
+  return o;
+}
+
+// The step that was running when the task died fails; the next Run waits
+// for the supervisor to start the task again and the master to attach it,
+// and works, with no retry loop in the client.
+TEST(SupervisedSessionTest, AKilledTaskIsStartedAgainAndTheNextRunWaitsForIt) {
+  auto cluster = StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  auto session = Connect(*cluster, VariableOnWorker1(), Supervised(cluster.get(), -1, std::chrono::seconds(10)));
+  ASSERT_NE(session, nullptr);
+  ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+  ASSERT_TRUE(cluster->Signal(Task("worker", 1), SIGKILL).ok());
+  // Wait until the session has noticed (a Run may still reach the dying
+  // process first and fail, naming it).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto start = Clock::now();
+  Status s = session->Run({}, {}, {"init"}).status();
+  if (!s.ok()) {
+    EXPECT_NE(s.message().find(Task("worker", 1)), std::string::npos) << s.ToString();
+    s = session->Run({}, {}, {"init"}).status();
+  }
+  ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << cluster->Log(Task("worker", 1));
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(15));
+  auto y = session->Run({}, {"y"}, {});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ((*y)[0].scalar<float>(), 11.0f);
+}
+
+// A task that stops answering but does not exit (SIGSTOP) is lost at the
+// health deadline, and taken for hung after `hung_after`: its process is
+// killed and started again.
+TEST(SupervisedSessionTest, AHungTaskIsKilledAndStartedAgain) {
+  auto cluster = StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  auto session = Connect(*cluster, VariableOnWorker1(), Supervised(cluster.get(), -1, std::chrono::milliseconds(500)));
+  ASSERT_NE(session, nullptr);
+  ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+  ASSERT_TRUE(session->Run({}, {"y"}, {}).ok());  // registered on both tasks
+  ASSERT_TRUE(cluster->Signal(Task("worker", 1), SIGSTOP).ok());
+  // The step starts on the stopped process: it fails at the health deadline.
+  const auto start = Clock::now();
+  Status s = session->Run({}, {"y"}, {}).status();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s.ToString();
+  // The new process's variable is uninitialised until init runs again.
+  s = session->Run({}, {}, {"init"}).status();
+  ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << cluster->Log(Task("worker", 1));
+  // Not the reattach timeout (5 s) of a connection to the stopped process.
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(4));
+  auto y = session->Run({}, {"y"}, {});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ((*y)[0].scalar<float>(), 11.0f);
+}
+
+TEST(SupervisedSessionTest, BadSupervisionOptionsAreRefusedNamingTheField) {
+  SessionOptions o;
+  o.cluster = ClusterSpec();
+  o.cluster->jobs["worker"].push_back(TaskAddress{"127.0.0.1", 1});
+  o.cluster_secret = "0123456789abcdef0123";
+  o.supervision.task_wait_ms = -1;
+  auto s = Session::Create(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("supervision: task_wait_ms"), std::string::npos) << s.status().ToString();
+  o.supervision.task_wait_ms = 0;
+  o.supervision.max_restarts = 3;
+  o.supervision.restart_window_secs = 0;
+  s = Session::Create(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("restart_window_secs"), std::string::npos) << s.status().ToString();
+}
+
+// Past the restart limit the supervisor gives up: this Run and every later
+// one fail with Aborted, naming the limit and the last failure, at once.
+TEST(SupervisedSessionTest, PastTheRestartLimitEveryRunFailsWithTheReason) {
+  auto cluster = StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  auto session = Connect(*cluster, VariableOnWorker1(), Supervised(cluster.get(), 0, std::chrono::seconds(10)));
+  ASSERT_NE(session, nullptr);
+  ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+  ASSERT_TRUE(cluster->Signal(Task("worker", 1), SIGKILL).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (int i = 0; i < 3; ++i) {
+    const auto start = Clock::now();
+    Status s = session->Run({}, {"y"}, {}).status();
+    ASSERT_FALSE(s.ok());
+    if (i == 0 && s.code() == Code::kUnavailable) continue;  // reached the dying process first
+    EXPECT_EQ(s.code(), Code::kAborted) << s.ToString();
+    EXPECT_NE(s.message().find("1 restarts within 60 s (the limit is 0)"), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find(Task("worker", 1)), std::string::npos) << s.ToString();
+    EXPECT_LT(Clock::now() - start, std::chrono::seconds(1));
+  }
+  EXPECT_TRUE(session->Close().ok());
+}
+
+}  // namespace
+}  // namespace tact

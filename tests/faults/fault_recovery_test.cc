@@ -4,9 +4,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <thread>
 
 #include "apps/faults.h"
+#include "apps/local_cluster.h"
 #include "apps/trainer.h"
 #include "checkpoint/checkpoint.h"
 
@@ -140,6 +146,42 @@ TEST_F(FaultRecoveryTest, TheRestartLimitEndsARunWhoseTaskKeepsDying) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kAborted) << r.status().ToString();
   EXPECT_NE(r.status().message().find("restarts within"), std::string::npos) << r.status().ToString();
+}
+
+// A cluster the run did not start: the trainer cannot restart its task,
+// so the session waits (trying the address with backoff) until whoever
+// runs the cluster starts it again, 1.5 s after it died; then the run
+// restores and ends as the run without the fault.
+TEST_F(FaultRecoveryTest, AnExternalClustersTaskIsWaitedForUntilItIsBack) {
+  auto clean = Train(Options("external_clean", {}));
+  ASSERT_TRUE(clean.ok()) << clean.status().ToString();
+  LocalClusterOptions c;
+  c.binary = TACT_BINARY;
+  c.jobs = {{"ps", 1}, {"worker", 2}};
+  auto cluster = LocalCluster::Start(c);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  const std::string secret_file = dir_ + "/secret";
+  std::ofstream(secret_file) << (*cluster)->secret() << "\n";
+  TrainOptions o = Options("external", {});
+  o.cluster_file = (*cluster)->dir() + "/cluster.json";
+  o.secret_file = secret_file;
+  const std::string victim = TaskName("worker", 1);
+  std::thread restarter;
+  o.on_step = [&](const TrainProgress& p) {
+    if (p.step != 50 || restarter.joinable()) return;  // step 50 runs again after the restore
+    ASSERT_TRUE((*cluster)->Signal(victim, SIGKILL).ok());
+    restarter = std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      EXPECT_TRUE((*cluster)->Restart(victim).ok());
+    });
+  };
+  auto r = Train(o);
+  if (restarter.joinable()) restarter.join();
+  ASSERT_TRUE(r.ok()) << r.status().ToString() << "\n" << (*cluster)->Log(victim);
+  EXPECT_EQ(r->variables_fingerprint, clean->variables_fingerprint);
+  EXPECT_EQ(r->recoveries, 1);
+  EXPECT_GE(r->recovery_ms_max, 1500);
+  EXPECT_LT(r->recovery_ms_max, 10000);
 }
 
 }  // namespace
