@@ -13,9 +13,10 @@
 namespace tact::apps {
 
 // images: float [B, 28, 28, 1]; training: a bool scalar (dropout is on only
-// when it is true). Returns the logits [B, 10]; an unknown model name is an
+// when it is true); step: the int64 global step, which with `seed` decides
+// dropout's masks. Returns the logits [B, 10]; an unknown model name is an
 // InvalidArgument recorded in the scope.
 Output BuildModel(const Scope& scope, const std::string& model, Output images, Output training,
-                  int64_t seed);
+                  int64_t seed, Output step);
 
 }  // namespace tact::apps

@@ -20,8 +20,9 @@ StatusOr<ModelGraph> BuildModelGraph(const Scope& s, const TrainOptions& opt) {
   m.images = Placeholder(s.WithOpName("images"), DT_FLOAT, PartialTensorShape({-1, 28, 28, 1}));
   m.labels = Placeholder(s.WithOpName("labels"), DT_INT32, PartialTensorShape({-1}));
   m.training = Placeholder(s.WithOpName("training"), DT_BOOL, PartialTensorShape({}));
+  m.global_step = GlobalStep(s);
   Output logits = BuildModel(s.NewSubScope(opt.model), opt.model, m.images, m.training,
-                             static_cast<int64_t>(opt.seed));
+                             static_cast<int64_t>(opt.seed), m.global_step);
   TACT_RETURN_IF_ERROR(s.status());
   auto xent = SparseSoftmaxCrossEntropyWithLogits(s, logits, m.labels);
   m.loss = Mean(s.WithOpName("loss"), xent[0], 0);
@@ -49,7 +50,7 @@ StatusOr<TrainGraph> BuildTrainGraph(const TrainOptions& opt) {
   for (size_t i = 0; i < m.vars.size(); ++i) gv.emplace_back(m.grads[i], m.vars[i]);
   TACT_ASSIGN_OR_RETURN(Optimizer optimizer, TrainOptimizer(opt));
   TACT_ASSIGN_OR_RETURN(Output train_op,
-                        ApplyGradients(s, optimizer, gv, GlobalStep(s), opt.check_numerics));
+                        ApplyGradients(s, optimizer, gv, m.global_step, opt.check_numerics));
   // After ApplyGradients, so that the optimizer's slots are initialised too.
   Node* init = InitAllVariables(s);
   g.variables = VariableReads(s);

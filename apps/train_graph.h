@@ -34,10 +34,12 @@ struct TrainGraph {
 // learning_rate and check_numerics.
 StatusOr<TrainGraph> BuildTrainGraph(const TrainOptions& opt);
 
-// The parts every training graph has: the placeholders, the model of
-// opt.model with its loss and accuracy, and the gradients of the loss.
+// The parts every training graph has: the placeholders, the global step,
+// the model of opt.model with its loss and accuracy, and the gradients of
+// the loss.
 struct ModelGraph {
   Output images, labels, training;
+  Output global_step;  // keys dropout's masks (graph/nn/layers.h)
   Output loss, correct;
   std::vector<Output> vars, grads;  // trainable variables and their gradients
 };

@@ -1,5 +1,7 @@
 #include "graph/nn/layers.h"
 
+#include <functional>
+
 #include "graph/nn/initializers.h"
 #include "graph/ops/all_ops.h"
 
@@ -97,7 +99,12 @@ Output Dropout(const Scope& scope, Output x, double rate, bool training, int64_t
   return Mul(s, Mul(s, x, scalar(1.0 / (1.0 - rate))), keep);
 }
 
-Output Dropout(const Scope& scope, Output x, double rate, Output training, int64_t seed) {
+namespace {
+
+// keep = u >= rate or not training; scale = 1 / (1 - rate) when training,
+// else 1. `random_uniform` draws u, of x's shape and dtype.
+Output DropoutWhen(const Scope& scope, Output x, double rate, Output training,
+                   const std::function<Output(const Scope&, Output shape, DataType)>& random_uniform) {
   if (rate < 0 || rate >= 1) {
     scope.UpdateStatus(errors::InvalidArgument("dropout: rate must lie in [0, 1), got ", rate));
     return Output();
@@ -108,13 +115,27 @@ Output Dropout(const Scope& scope, Output x, double rate, Output training, int64
     return dt == DT_DOUBLE ? Tensor::Scalar<double>(v)
                            : Tensor::Scalar<float>(static_cast<float>(v));
   };
-  // keep = u >= rate or not training; scale = 1 / (1 - rate) when training, else 1.
-  Output u = RandomUniform(s, Shape(s, x), dt, seed);
+  Output u = random_uniform(s, Shape(s, x), dt);
   Output keep =
       Cast(s, LogicalOr(s, GreaterEqual(s, u, scalar(rate)), LogicalNot(s, training)), dt);
   Output scale =
       Add(s, Mul(s, Cast(s, training, dt), scalar(1.0 / (1.0 - rate) - 1.0)), scalar(1.0));
   return Mul(s, Mul(s, x, scale), keep);
+}
+
+}  // namespace
+
+Output Dropout(const Scope& scope, Output x, double rate, Output training, int64_t seed) {
+  return DropoutWhen(scope, x, rate, training, [seed](const Scope& s, Output shape, DataType dt) {
+    return RandomUniform(s, shape, dt, seed);
+  });
+}
+
+Output Dropout(const Scope& scope, Output x, double rate, Output training, int64_t seed, Output step) {
+  return DropoutWhen(scope, x, rate, training, [seed, step](const Scope& s, Output shape, DataType dt) {
+    Output seeds = Pack(s, {Const(s, Tensor::Scalar<int64_t>(seed)), Identity(s, step)});
+    return StatelessRandomUniform(s, shape, seeds, dt);
+  });
 }
 
 int64_t CountParameters(const Scope& scope) {

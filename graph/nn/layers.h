@@ -50,6 +50,11 @@ Output Dropout(const Scope& scope, Output x, double rate, bool training, int64_t
 // The same with the mode decided at Run time by a bool scalar (a
 // Placeholder fed true while training), so one graph serves both.
 Output Dropout(const Scope& scope, Output x, double rate, Output training, int64_t seed = 0);
+// The same with the mask a function of (seed, step) alone, through
+// StatelessRandomUniform: `step` is an int64 scalar, such as the global
+// step, so a run restored from a checkpoint (global step included) draws
+// again the masks it drew before the fault.
+Output Dropout(const Scope& scope, Output x, double rate, Output training, int64_t seed, Output step);
 
 // The number of elements over every trainable variable of the scope's graph.
 int64_t CountParameters(const Scope& scope);

@@ -1,4 +1,5 @@
-// RandomUniform, RandomStandardNormal and TruncatedNormal.
+// RandomUniform, RandomStandardNormal and TruncatedNormal, and their
+// Stateless variants.
 //
 // Every value is a pure function of (key, step, element index) through the
 // counter-based Philox4x32-10 generator (kernels/cpu/random/philox.h), so
@@ -100,6 +101,32 @@ void Group(const PhiloxKey& key, uint64_t group, uint64_t stream, T* vals) {
   }
 }
 
+// Fills a tensor of the shape in input 0 from (key, stream).
+template <typename T, Dist D>
+void Fill(OpKernelContext* ctx, const PhiloxKey& key, uint64_t stream) {
+  const Tensor& shape_t = ctx->input(0);
+  OP_REQUIRES(ctx, shape_t.dims() == 1,
+              errors::InvalidArgument("shape must be a vector, got shape ",
+                                      shape_t.shape().DebugString()));
+  StatusOr<std::vector<int64_t>> dims = ReadIntVector(shape_t, "shape");
+  OP_REQUIRES_OK(ctx, dims.status());
+  StatusOr<TensorShape> shape = TensorShape::FromDims(*dims);
+  OP_REQUIRES_OK(ctx, shape.status());
+  Tensor* out;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+  const int64_t n = out->NumElements();
+  constexpr int kLanes = Lanes<T, D>();
+  const int64_t groups = (n + kLanes - 1) / kLanes;
+  T* o = out->data<T>();
+  ParallelFor(ctx, groups, 100, [&](int64_t b, int64_t e) {
+    T vals[kLanes];
+    for (int64_t g = b; g < e; ++g) {
+      Group<T, D>(key, static_cast<uint64_t>(g), stream, vals);
+      for (int l = 0; l < kLanes && g * kLanes + l < n; ++l) o[g * kLanes + l] = vals[l];
+    }
+  });
+}
+
 template <typename T, Dist D>
 class RandomOp : public OpKernel {
  public:
@@ -115,36 +142,39 @@ class RandomOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& shape_t = ctx->input(0);
-    OP_REQUIRES(ctx, shape_t.dims() == 1,
-                errors::InvalidArgument("shape must be a vector, got shape ",
-                                        shape_t.shape().DebugString()));
-    StatusOr<std::vector<int64_t>> dims = ReadIntVector(shape_t, "shape");
-    OP_REQUIRES_OK(ctx, dims.status());
-    StatusOr<TensorShape> shape = TensorShape::FromDims(*dims);
-    OP_REQUIRES_OK(ctx, shape.status());
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    const int64_t n = out->NumElements();
-    constexpr int kLanes = Lanes<T, D>();
-    const int64_t groups = (n + kLanes - 1) / kLanes;
     // The step's number in its session (the id's low 32 bits, see
     // actors/master.cc), not the whole id, so that a seeded op draws the
     // same numbers in the same step of every session.
-    const uint64_t stream = static_cast<uint32_t>(ctx->step_id());
-    T* o = out->data<T>();
-    const PhiloxKey key = key_;
-    ParallelFor(ctx, groups, 100, [&](int64_t b, int64_t e) {
-      T vals[kLanes];
-      for (int64_t g = b; g < e; ++g) {
-        Group<T, D>(key, static_cast<uint64_t>(g), stream, vals);
-        for (int l = 0; l < kLanes && g * kLanes + l < n; ++l) o[g * kLanes + l] = vals[l];
-      }
-    });
+    Fill<T, D>(ctx, key_, static_cast<uint32_t>(ctx->step_id()));
   }
 
  private:
   PhiloxKey key_{};
+};
+
+// The key from the seed input (two int32 or int64), the stream fixed: the
+// same seed gives the same tensor in any step of any session.
+template <typename T, Dist D>
+class StatelessRandomOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& seed_t = ctx->input(1);
+    OP_REQUIRES(ctx, seed_t.dims() == 1 && seed_t.NumElements() == 2,
+                errors::InvalidArgument("seed must be a vector of 2 elements, got shape ",
+                                        seed_t.shape().DebugString()));
+    StatusOr<std::vector<int64_t>> seed = ReadIntVector(seed_t, "seed");
+    OP_REQUIRES_OK(ctx, seed.status());
+    const PhiloxKey key =
+        random::MakePhiloxKey(static_cast<uint64_t>((*seed)[0]), static_cast<uint64_t>((*seed)[1]));
+    Fill<T, D>(ctx, key, kStatelessStream);
+  }
+
+ private:
+  // Apart from every step's stream of the stateful ops (those are < 2^32),
+  // and clear of the top byte, where TruncatedNormal counts its re-draws.
+  static constexpr uint64_t kStatelessStream = uint64_t{0x746163} << 32;
 };
 
 #define TACT_REGISTER_RANDOM(T)                                                              \
@@ -158,6 +188,20 @@ class RandomOp : public OpKernel {
       RandomOp<T, Dist::kTruncatedNormal>)
 TACT_REGISTER_RANDOM(float);
 TACT_REGISTER_RANDOM(double);
+
+#define TACT_REGISTER_STATELESS(T)                                                           \
+  REGISTER_KERNEL_BUILDER(                                                                   \
+      Name("StatelessRandomUniform").Device(DEVICE_CPU).TypeConstraint<T>("dtype"),          \
+      StatelessRandomOp<T, Dist::kUniform>);                                                 \
+  REGISTER_KERNEL_BUILDER(                                                                   \
+      Name("StatelessRandomNormal").Device(DEVICE_CPU).TypeConstraint<T>("dtype"),           \
+      StatelessRandomOp<T, Dist::kNormal>);                                                  \
+  REGISTER_KERNEL_BUILDER(                                                                   \
+      Name("StatelessTruncatedNormal").Device(DEVICE_CPU).TypeConstraint<T>("dtype"),        \
+      StatelessRandomOp<T, Dist::kTruncatedNormal>)
+TACT_REGISTER_STATELESS(float);
+TACT_REGISTER_STATELESS(double);
+#undef TACT_REGISTER_STATELESS
 #undef TACT_REGISTER_RANDOM
 
 }  // namespace

@@ -148,6 +148,27 @@ TEST_F(FaultRecoveryTest, TheRestartLimitEndsARunWhoseTaskKeepsDying) {
   EXPECT_NE(r.status().message().find("restarts within"), std::string::npos) << r.status().ToString();
 }
 
+// The cnn's dropout draws its masks from (seed, global step), and the
+// global step is restored with the other variables: the steps run again
+// after a restore draw the masks they drew before the fault.
+TEST_F(FaultRecoveryTest, DropoutDrawsTheSameMasksAfterARestore) {
+  auto cnn = [&](const std::string& name, std::vector<std::string> faults) {
+    TrainOptions o = Options(name, std::move(faults));
+    o.model = "cnn";
+    o.max_steps = 30;
+    o.train_limit = 3000;
+    o.checkpoint_every_steps = 10;
+    return Train(o);
+  };
+  auto clean = cnn("cnn_clean", {});
+  ASSERT_TRUE(clean.ok()) << clean.status().ToString();
+  auto r = cnn("cnn_killed", {"kill:worker:1@step=15"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->recoveries, 1);
+  EXPECT_EQ(r->steps_lost, 5);
+  EXPECT_EQ(r->variables_fingerprint, clean->variables_fingerprint);
+}
+
 // A cluster the run did not start: the trainer cannot restart its task,
 // so the session waits (trying the address with backoff) until whoever
 // runs the cluster starts it again, 1.5 s after it died; then the run

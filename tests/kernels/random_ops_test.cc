@@ -63,6 +63,74 @@ StatusOr<Tensor> RunRandom(const std::string& op, const std::vector<int64_t>& sh
 
 const char* const kOps[] = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"};
 
+// Runs a stateless random op on `shape` and `seed` at step `step`.
+StatusOr<Tensor> RunStateless(const std::string& op, const std::vector<int64_t>& shape, DataType dtype,
+                              const Tensor& seed, int threads = 2, int64_t step = 0) {
+  NodeDef def;
+  def.name = "stateless";
+  def.op = op;
+  def.attrs = {{"dtype", AttrValue::Type(dtype)}, {"T", AttrValue::Type(DT_INT64)},
+               {"Tseed", AttrValue::Type(seed.dtype())}};
+  TACT_ASSIGN_OR_RETURN(std::shared_ptr<const NodeProperties> props,
+                        NodeProperties::Create(std::move(def)));
+  Device* device = test::CpuTestDevice(threads);
+  TACT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, CreateOpKernel(device, props));
+  const std::vector<Tensor> inputs = {Tensor::FromVector<int64_t>(shape), seed};
+  OpKernelContext::Params params;
+  params.device = device;
+  params.op_kernel = kernel.get();
+  params.inputs = inputs.data();
+  params.num_inputs = static_cast<int>(inputs.size());
+  params.step_id = step;
+  OpKernelContext ctx(params);
+  kernel->Compute(&ctx);
+  TACT_RETURN_IF_ERROR(ctx.status());
+  return ctx.TakeOutputs()[0];
+}
+
+const char* const kStatelessOps[] = {"StatelessRandomUniform", "StatelessRandomNormal",
+                                     "StatelessTruncatedNormal"};
+
+// The seed input alone decides the numbers: not the step, not the thread
+// count, not the seed's integer type; another seed, other numbers.
+TEST(RandomOpsTest, StatelessOpsDependOnTheSeedInputOnly) {
+  const std::vector<int64_t> shape = {101, 77};
+  const Tensor seed = Tensor::FromVector<int64_t>({42, 7});
+  for (const char* op : kStatelessOps) {
+    for (DataType dtype : {DT_FLOAT, DT_DOUBLE}) {
+      auto a = RunStateless(op, shape, dtype, seed, 1, 3);
+      auto b = RunStateless(op, shape, dtype, seed, 4, 1000);
+      auto c = RunStateless(op, shape, dtype, Tensor::FromVector<int32_t>({42, 7}), 2, 5);
+      auto other = RunStateless(op, shape, dtype, Tensor::FromVector<int64_t>({42, 8}), 2, 3);
+      ASSERT_TRUE(a.ok() && b.ok() && c.ok() && other.ok()) << op << ": " << a.status().ToString();
+      EXPECT_EQ(a->shape(), TensorShape({101, 77}));
+      EXPECT_TRUE(a->BitwiseEqual(*b)) << op;
+      EXPECT_TRUE(a->BitwiseEqual(*c)) << op;
+      EXPECT_FALSE(a->BitwiseEqual(*other)) << op;
+    }
+  }
+  // Uniform in [0, 1) with mean 1/2 (standard error 0.29 / sqrt(7777)).
+  auto u = RunStateless("StatelessRandomUniform", shape, DT_FLOAT, seed);
+  ASSERT_TRUE(u.ok());
+  double sum = 0;
+  for (int64_t i = 0; i < u->NumElements(); ++i) {
+    const float v = u->data<float>()[i];
+    ASSERT_GE(v, 0.0f);
+    ASSERT_LT(v, 1.0f);
+    sum += v;
+  }
+  EXPECT_NEAR(sum / static_cast<double>(u->NumElements()), 0.5, 0.013);
+}
+
+TEST(RandomOpsTest, StatelessSeedMustBeTwoNumbers) {
+  auto r = RunStateless("StatelessRandomUniform", {4}, DT_FLOAT, Tensor::FromVector<int64_t>({1, 2, 3}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("seed must be a vector of 2 elements, got shape [3]"),
+            std::string::npos)
+      << r.status().ToString();
+}
+
 TEST(RandomOpsTest, SameNumbersEveryRunAndEveryThreadCount) {
   for (const char* op : kOps) {
     for (DataType dtype : {DT_FLOAT, DT_DOUBLE}) {

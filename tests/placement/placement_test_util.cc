@@ -28,7 +28,8 @@ Status BuildTrainingGraph(const Scope& s, const std::string& model) {
   auto images = Placeholder(s.WithOpName("images"), DT_FLOAT, PartialTensorShape({32, 28, 28, 1}));
   auto labels = Placeholder(s.WithOpName("labels"), DT_INT32, PartialTensorShape({32}));
   auto training = Placeholder(s.WithOpName("training"), DT_BOOL, PartialTensorShape({}));
-  Output logits = apps::BuildModel(s.NewSubScope(model), model, images, training, 1);
+  Output step = GlobalStep(s);
+  Output logits = apps::BuildModel(s.NewSubScope(model), model, images, training, 1, step);
   TACT_RETURN_IF_ERROR(s.status());
   auto xent = SparseSoftmaxCrossEntropyWithLogits(s, logits, labels);
   auto loss = Mean(s.WithOpName("loss"), xent[0], 0);
@@ -38,7 +39,7 @@ Status BuildTrainingGraph(const Scope& s, const std::string& model) {
   TACT_RETURN_IF_ERROR(AddSymbolicGradients(s.NewSubScope("gradients"), {loss}, vars, {}, &grads));
   GradsAndVars gv;
   for (size_t i = 0; i < vars.size(); ++i) gv.emplace_back(grads[i], vars[i]);
-  TACT_RETURN_IF_ERROR(ApplyGradients(s, Optimizer::Adam(1e-3), gv, GlobalStep(s), false).status());
+  TACT_RETURN_IF_ERROR(ApplyGradients(s, Optimizer::Adam(1e-3), gv, step, false).status());
   return s.status();
 }
 

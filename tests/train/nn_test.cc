@@ -249,6 +249,42 @@ TEST(LayersTest, DropoutKeepsOneMinusRateScaledAndIsDeterministicPerStep) {
   EXPECT_EQ(AsDoubles<float>(Fetch(a.get(), "y_eval", {{"x", ones}})), std::vector<double>(n, 1.0));
 }
 
+// Keyed by a step tensor, the mask depends on that step alone: the same
+// step gives the same mask in another session or after other Runs (a run
+// restored from a checkpoint draws what it drew before); another step, a
+// new mask.
+TEST(LayersTest, DropoutKeyedByAStepDrawsTheSameMaskForTheSameStep) {
+  const int64_t n = 20000;
+  auto build = [&](Scope& s) {
+    auto x = Placeholder(s.WithOpName("x"), DT_FLOAT, PartialTensorShape({n}));
+    auto training = Placeholder(s.WithOpName("training"), DT_BOOL, PartialTensorShape({}));
+    auto step = Placeholder(s.WithOpName("step"), DT_INT64, PartialTensorShape({}));
+    Identity(s.WithOpName("y"), Dropout(s, x, 0.3, training, 11, step));
+  };
+  Scope s1 = Scope::NewRootScope(), s2 = Scope::NewRootScope();
+  build(s1);
+  build(s2);
+  auto a = test::NewSession(s1), b = test::NewSession(s2);
+  Tensor ones = Tensor::FromVector<float>(std::vector<float>(n, 1.0f));
+  auto at = [&](Session* session, int64_t step) {
+    return AsDoubles<float>(Fetch(session, "y",
+                                  {{"x", ones}, {"training", Tensor::Scalar<bool>(true)},
+                                   {"step", Tensor::Scalar<int64_t>(step)}}));
+  };
+  const std::vector<double> five = at(a.get(), 5);
+  int64_t kept = 0;
+  for (double v : five) kept += v != 0;
+  EXPECT_NEAR(double(kept) / n, 0.7, 0.015);
+  const std::vector<double> six = at(a.get(), 6);
+  EXPECT_NE(six, five);
+  EXPECT_EQ(at(a.get(), 5), five);  // a later Run of the session
+  EXPECT_EQ(at(b.get(), 5), five);  // the first Run of another
+  EXPECT_EQ(AsDoubles<float>(Fetch(a.get(), "y",
+                                   {{"x", ones}, {"training", Tensor::Scalar<bool>(false)},
+                                    {"step", Tensor::Scalar<int64_t>(5)}})),
+            std::vector<double>(n, 1.0));
+}
+
 // One graph, the mode fed: the same mask as the bool overload when
 // training, the identity when not.
 TEST(LayersTest, DropoutWithAFedTrainingFlag) {
