@@ -14,7 +14,7 @@ namespace tact::apps {
 StatusOr<Fault> ParseFault(const std::string& spec) {
   auto bad = [&](const std::string& why) {
     return errors::InvalidArgument("--fault '", spec, "': ", why,
-                                   " (kill:JOB:TASK@step=N, drop:JOB:TASK@step=N or "
+                                   " (kill:JOB:TASK@step=N, drop:JOB:TASK@step=N, pause:JOB:TASK@step=N or "
                                    "corrupt-latest-checkpoint@step=N)");
   };
   const size_t at = spec.find('@');
@@ -46,6 +46,8 @@ StatusOr<Fault> ParseFault(const std::string& spec) {
     f.kind = Fault::Kind::kKill;
   } else if (kind == "drop") {
     f.kind = Fault::Kind::kDrop;
+  } else if (kind == "pause") {
+    f.kind = Fault::Kind::kPause;
   } else {
     return bad("unknown fault '" + kind + "'");
   }
@@ -65,13 +67,16 @@ std::vector<std::string> ChaosFaults(uint64_t seed, int count, const std::vector
     const std::string& task = tasks[random() % tasks.size()];
     const size_t job = task.find("/job:") + 5, replica = task.find("/replica:");
     const std::string who = task.substr(job, replica - job) + ":" + task.substr(task.rfind(':') + 1);
-    switch (random() % 4) {
+    switch (random() % 5) {
       case 0:
       case 1:
         specs.push_back("kill:" + who + "@step=" + std::to_string(step));
         break;
       case 2:
         specs.push_back("drop:" + who + "@step=" + std::to_string(step));
+        break;
+      case 3:
+        specs.push_back("pause:" + who + "@step=" + std::to_string(step));
         break;
       default:
         specs.push_back("corrupt-latest-checkpoint@step=" + std::to_string(step));
@@ -106,17 +111,20 @@ Status CorruptLatest(const std::string& dir) {
 }  // namespace
 
 Status InjectFault(const Fault& fault, LocalCluster* cluster, const std::string& checkpoint_dir,
-                   int drop_ms) {
+                   int pause_ms) {
+  if (fault.kind == Fault::Kind::kCorruptLatestCheckpoint) return CorruptLatest(checkpoint_dir);
+  if (cluster == nullptr) {
+    return errors::FailedPrecondition("--fault '", fault.spec, "' needs a local cluster (--workers)");
+  }
   switch (fault.kind) {
-    case Fault::Kind::kCorruptLatestCheckpoint:
-      return CorruptLatest(checkpoint_dir);
     case Fault::Kind::kKill:
+      return cluster->Signal(fault.task, SIGKILL);
     case Fault::Kind::kDrop:
-      if (cluster == nullptr) {
-        return errors::FailedPrecondition("--fault '", fault.spec, "' needs a local cluster (--workers)");
-      }
-      if (fault.kind == Fault::Kind::kKill) return cluster->Signal(fault.task, SIGKILL);
-      return cluster->Pause(fault.task, drop_ms);
+      return cluster->Signal(fault.task, SIGUSR1);
+    case Fault::Kind::kPause:
+      return cluster->Pause(fault.task, pause_ms);
+    case Fault::Kind::kCorruptLatestCheckpoint:
+      break;
   }
   return Status::OK();
 }

@@ -298,7 +298,7 @@ class Recovery {
     for (const Fault& f : faults_) {
       if (f.at_checkpoint || f.step != step || done_.count(f.spec)) continue;
       done_.insert(f.spec);
-      TACT_RETURN_IF_ERROR(InjectFault(f, place_->local_cluster.get(), opt_.checkpoint_dir, kDropMs));
+      TACT_RETURN_IF_ERROR(InjectFault(f, place_->local_cluster.get(), opt_.checkpoint_dir, kPauseMs));
       ++r->faults_injected;
     }
     return Status::OK();
@@ -349,7 +349,7 @@ class Recovery {
 
  private:
   using Clock = std::chrono::steady_clock;
-  static constexpr int kDropMs = 3000;       // longer than the session's health deadline
+  static constexpr int kPauseMs = 3000;       // longer than the session's health deadline
 
   // Failures a restore can follow: a task lost, a step timed out or
   // cancelled. Aborted is the supervisor giving up.

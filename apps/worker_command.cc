@@ -1,10 +1,16 @@
 // `tact worker --cluster FILE --job J --task T [--cpus N] [--threads N]`:
 // one task of a cluster (actors/worker.h). Without --cluster the spec comes
 // from TF_CONFIG, and without --job/--task from the spec's "task". It
-// prints one line once it listens, then serves until SIGINT or SIGTERM.
+// prints one line once it listens, then serves until SIGINT or SIGTERM
+// (SIGUSR1 cuts its connections: see CutConnections).
 #include <CLI/CLI.hpp>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 
 #include "actors/wire_auth.h"
 #include "actors/worker.h"
@@ -47,6 +53,27 @@ StatusOr<WorkerOptions> ToOptions(const WorkerFlags& f) {
   return o;
 }
 
+// SIGUSR1 (fault injection: `tact train --fault drop:...`): shuts down
+// every connected TCP socket of this process, as a network partition
+// would, and keeps serving: the listening sockets stay, so the master and
+// the peers can connect again to the same process.
+int CutConnections() {
+  int cut = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    const int fd = std::atoi(entry.path().filename().c_str());
+    struct stat st;
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    sockaddr_storage peer;
+    socklen_t peer_len = sizeof peer;
+    if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening) continue;
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0) continue;
+    if (shutdown(fd, SHUT_RDWR) == 0) ++cut;
+  }
+  return cut;
+}
+
 int RunWorker(const WorkerFlags& flags) {
   // Blocked before any thread starts, so that every thread inherits the
   // mask and only sigwait below sees them.
@@ -54,6 +81,7 @@ int RunWorker(const WorkerFlags& flags) {
   sigemptyset(&stop);
   sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   StatusOr<WorkerOptions> options = ToOptions(flags);
   StatusOr<std::unique_ptr<Worker>> worker =
@@ -67,7 +95,10 @@ int RunWorker(const WorkerFlags& flags) {
               static_cast<unsigned long long>((*worker)->incarnation()));
   std::fflush(stdout);
   int sig = 0;
-  sigwait(&stop, &sig);
+  while (sigwait(&stop, &sig) == 0 && sig == SIGUSR1) {
+    std::fprintf(stderr, "tact worker %s: cut %d connections (SIGUSR1)\n", (*worker)->task().c_str(),
+                 CutConnections());
+  }
   return 0;
 }
 

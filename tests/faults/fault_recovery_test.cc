@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "apps/faults.h"
@@ -62,10 +63,12 @@ TEST_F(FaultRecoveryTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
       // The newest checkpoint (60) is damaged, then the ps dies: the run
       // falls back to 40, and writes 60 anew.
       {"corrupt_then_ps_killed", {"corrupt-latest-checkpoint@step=70", "kill:ps:0@step=75"}, 1},
+      // Connections cut, the process alive: attached again as it is.
       {"worker_dropped", {"drop:worker:0@step=100"}, 1},
-      // The ps outlives its cut connections: attached again, it must say
-      // hello anew to the workers, which name after it.
+      // The ps outlives its cut connections (or its pause): attached
+      // again, it must say hello anew to the workers, which name after it.
       {"ps_dropped", {"drop:ps:0@step=80"}, 1},
+      {"ps_paused", {"pause:ps:0@step=80"}, 1},
       // Killed while writing its shard of the first checkpoint: no
       // half-written checkpoint is ever read, and the run goes on.
       {"ps_killed_at_checkpoint", {"kill:ps:0@checkpoint"}, 1},
@@ -78,6 +81,38 @@ TEST_F(FaultRecoveryTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
     EXPECT_EQ(r->faults_injected, static_cast<int>(c.faults.size())) << c.name;
     EXPECT_GE(r->recoveries, c.recoveries) << c.name;
     EXPECT_LT(r->recovery_ms_max, 10000) << c.name;
+  }
+}
+
+TEST(FaultSpecTest, EveryKindParsesAndBadSpecsNameThemselves) {
+  auto kill = ParseFault("kill:worker:1@step=150");
+  ASSERT_TRUE(kill.ok()) << kill.status().ToString();
+  EXPECT_EQ(kill->kind, Fault::Kind::kKill);
+  EXPECT_EQ(kill->task, "/job:worker/replica:0/task:1");
+  EXPECT_EQ(kill->step, 150);
+  auto at_checkpoint = ParseFault("kill:ps:0@checkpoint");
+  ASSERT_TRUE(at_checkpoint.ok());
+  EXPECT_TRUE(at_checkpoint->at_checkpoint);
+  EXPECT_EQ(ParseFault("drop:ps:0@step=2")->kind, Fault::Kind::kDrop);
+  EXPECT_EQ(ParseFault("pause:worker:0@step=3")->kind, Fault::Kind::kPause);
+  EXPECT_EQ(ParseFault("corrupt-latest-checkpoint@step=300")->kind, Fault::Kind::kCorruptLatestCheckpoint);
+  const struct {
+    const char* spec;
+    const char* why;
+  } bad[] = {
+      {"kill:worker:1", "no @step=N or @checkpoint"},
+      {"kill:worker@step=3", "no JOB:TASK"},
+      {"zap:ps:0@step=1", "unknown fault 'zap'"},
+      {"kill:ps:x@step=1", "bad JOB:TASK"},
+      {"kill:ps:0@step=-1", "the step is not a number >= 0"},
+      {"drop:ps:0@checkpoint", "only kill can happen @checkpoint"},
+  };
+  for (const auto& b : bad) {
+    auto f = ParseFault(b.spec);
+    ASSERT_FALSE(f.ok()) << b.spec;
+    EXPECT_EQ(f.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(f.status().message().find(std::string("'") + b.spec + "': " + b.why), std::string::npos)
+        << f.status().ToString();
   }
 }
 
@@ -96,13 +131,19 @@ TEST(ChaosTest, TheSameSeedDrawsTheSameFaults) {
   }
 }
 
-// Seed 7 draws a worker killed at step 1 (before any checkpoint but the
-// initial one), the ps cut off at 93 and a worker killed at 94, while the
-// ps is still away; seed 4 draws five faults.
+// Seed 5 draws a drop at step 14, a kill at 69, and at 93 a kill and a
+// pause of the same task; seed 10 drops the ps at 19, corrupts the newest
+// checkpoint at 24, pauses a worker at 97 and drops the ps again at 95.
 TEST_F(FaultRecoveryTest, TrainingUnderChaosEndsWithTheVariablesOfTheRunWithout) {
   auto clean = Train(Options("chaos_clean", {}));
   ASSERT_TRUE(clean.ok()) << clean.status().ToString();
-  for (const auto& [seed, faults] : {std::pair<uint64_t, int>{7, 3}, {4, 5}}) {
+  const std::vector<std::string> tasks = {TaskName("ps", 0), TaskName("worker", 0), TaskName("worker", 1)};
+  std::set<Fault::Kind> kinds;
+  for (uint64_t seed : {5, 10}) {
+    for (const std::string& f : ChaosFaults(seed, 4, tasks, 120)) kinds.insert(ParseFault(f)->kind);
+  }
+  EXPECT_EQ(kinds.size(), 4u) << "the seeds no longer draw every kind of fault";
+  for (const auto& [seed, faults] : {std::pair<uint64_t, int>{5, 4}, {10, 4}}) {
     TrainOptions o = Options("chaos_" + std::to_string(seed), {});
     o.chaos_seed = seed;
     o.chaos_faults = faults;
