@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "actors/cluster_spec.h"
+#include "actors/once_reply.h"
 #include "actors/wire_caf.h"
 #include "graph/graph_def.h"
 
@@ -55,20 +56,20 @@ using give_up_atom = caf::atom_constant<caf::atom("giveup")>;
 using park_timeout_atom = caf::atom_constant<caf::atom("parkend")>;
 using restart_atom = caf::atom_constant<caf::atom("restart")>;
 
-// A client's Run, answered through `reply` (called exactly once, from a
-// CAF thread), so that no CAF thread blocks and the client waits on its own
-// latch rather than a scoped_actor round trip.
+// A client's Run, answered through `reply` (once, from a CAF thread), so
+// that no CAF thread blocks and the client waits on its own latch rather
+// than a scoped_actor round trip.
 struct RunCall {
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
   StepStats* stats = nullptr;
-  std::function<void(StatusOr<std::vector<Tensor>>)> reply;
+  OnceReply<StatusOr<std::vector<Tensor>>> reply;
 };
 
 struct ExtendCall {
   GraphDef graph;
-  std::function<void(Status)> reply;
+  OnceReply<Status> reply;
 };
 
 }  // namespace tact
