@@ -3,19 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <set>
-#include <signal.h>
 #include <cstring>
-#include <mutex>
 #include <thread>
 
 #include "actors/session.h"
 #include "actors/wire_auth.h"
-#include "apps/checkpoint_graph.h"
-#include "apps/faults.h"
 #include "apps/idx.h"
 #include "apps/local_cluster.h"
+#include "apps/recovery.h"
 #include "apps/replicated_graph.h"
 #include "apps/train_graph.h"
 #include "graph/gradients/gradients.h"
@@ -227,170 +222,6 @@ StatusOr<double> AsyncStep(Session& session, const ReplicatedTrainGraph& g, cons
   return sum / static_cast<double>(results.size());
 }
 
-// Saves and restores checkpoints, and brings a run through a failed step:
-// restarts what died, waits for the session to attach it again, and
-// restores the newest good checkpoint (paper 3.3: "the entire graph
-// execution is aborted and restarted").
-class Recovery {
- public:
-  Recovery(const TrainOptions& opt, Place* place) : opt_(opt), place_(place) {}
-
-  Status Init(int64_t total_steps) {
-    std::vector<std::string> specs = opt_.faults;
-    if (opt_.chaos_faults > 0) {
-      if (place_->local_cluster == nullptr) {
-        return errors::InvalidArgument("--chaos needs a local cluster (--workers)");
-      }
-      for (const std::string& f : ChaosFaults(opt_.chaos_seed, opt_.chaos_faults,
-                                              place_->local_cluster->spec().Tasks(), total_steps)) {
-        specs.push_back(f);
-      }
-    }
-    for (const std::string& f : specs) {
-      TACT_ASSIGN_OR_RETURN(Fault fault, ParseFault(f));
-      faults_.push_back(fault);
-    }
-    if (opt_.checkpoint_dir.empty()) return Status::OK();
-    std::filesystem::create_directories(opt_.checkpoint_dir);
-    TACT_ASSIGN_OR_RETURN(nodes_, AddCheckpointNodes(&place_->graph.def, place_->graph.variables,
-                                                     opt_.checkpoint_dir, opt_.checkpoint_keep));
-    return Status::OK();
-  }
-  bool checkpointing() const { return !opt_.checkpoint_dir.empty(); }
-
-  // The step to start from: the newest good checkpoint's, restored; or 0,
-  // after saving the initial values as checkpoint 0, so that a failure
-  // before the first save restores them rather than drawing new ones
-  // (a seeded initializer draws other numbers in another step).
-  StatusOr<int64_t> Resume() {
-    if (!checkpointing()) return 0;
-    StatusOr<std::vector<int64_t>> steps = ListCheckpoints(opt_.checkpoint_dir);
-    if (steps.ok() && !steps->empty()) return Restore();
-    TACT_RETURN_IF_ERROR(Save(0));
-    return 0;
-  }
-
-  // After step `done` (1-based): saves when due.
-  Status MaybeSave(int64_t done, TrainResult* r) {
-    if (!checkpointing()) return Status::OK();
-    const double since = std::chrono::duration<double>(Clock::now() - last_save_).count();
-    const bool by_steps = opt_.checkpoint_every_steps > 0 && done % opt_.checkpoint_every_steps == 0;
-    const bool by_time = opt_.checkpoint_every_secs > 0 && since >= opt_.checkpoint_every_secs;
-    if (!by_steps && !by_time) return Status::OK();
-    // A kill due "@checkpoint" lands while the shards are written.
-    std::vector<std::thread> kills;
-    for (const Fault& f : faults_) {
-      if (!f.at_checkpoint || done_.count(f.spec) || place_->local_cluster == nullptr) continue;
-      done_.insert(f.spec);
-      kills.emplace_back([cluster = place_->local_cluster.get(), task = f.task] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        (void)cluster->Signal(task, SIGKILL);
-      });
-      ++r->faults_injected;
-    }
-    Status s = Save(done);
-    for (std::thread& t : kills) t.join();
-    return s;
-  }
-
-  // Faults due before step `step` (0-based).
-  Status Inject(int64_t step, TrainResult* r) {
-    for (const Fault& f : faults_) {
-      if (f.at_checkpoint || f.step != step || done_.count(f.spec)) continue;
-      done_.insert(f.spec);
-      TACT_RETURN_IF_ERROR(InjectFault(f, place_->local_cluster.get(), opt_.checkpoint_dir, kPauseMs));
-      ++r->faults_injected;
-    }
-    return Status::OK();
-  }
-
-  // A step failed with `why`; returns the step to go on from. The session
-  // has the lost task brought back, and a Run that needs it waits for it,
-  // so the restore runs once the cluster is whole again (or fails with the
-  // supervisor's reason when its restart limit is passed).
-  StatusOr<int64_t> Recover(const Status& why, int64_t failed_at, TrainResult* r) {
-    if (!Transient(why) || !checkpointing()) return why;
-    // Until a step completes, further failures belong to this recovery.
-    const bool first = !recovering_;
-    if (first) failed_since_ = Clock::now();
-    // As long as the session waits for a task (at least 10 s).
-    const double wait = std::max(opt_.task_wait_secs, 10.0);
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(wait));
-    Status last = why;
-    while (Clock::now() < deadline) {
-      StatusOr<int64_t> step = Restore();
-      if (step.ok()) {
-        if (first) {
-          ++r->recoveries;
-          r->steps_lost += failed_at - *step;
-        }
-        recovering_ = true;
-        return *step;
-      }
-      last = step.status();
-      if (!Transient(last)) return last;
-      // A task lost but not yet noticed by the session: a moment later,
-      // the restore waits for it.
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    char within[64];
-    std::snprintf(within, sizeof within, "no recovery within %.0f s: ", wait);
-    return last.WithPrefix(within);
-  }
-
-  // A step completed: the end of a recovery, if one was going on.
-  void StepDone(TrainResult* r) {
-    if (!recovering_) return;
-    recovering_ = false;
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - failed_since_).count();
-    r->recovery_ms_max = std::max(r->recovery_ms_max, ms);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  static constexpr int kPauseMs = 3000;       // longer than the session's health deadline
-
-  // Failures a restore can follow: a task lost, a step timed out or
-  // cancelled. Aborted is the supervisor giving up.
-  static bool Transient(const Status& s) {
-    return s.code() == Code::kUnavailable || s.code() == Code::kDeadlineExceeded ||
-           s.code() == Code::kCancelled;
-  }
-
-  Status Save(int64_t step) {
-    last_save_ = Clock::now();
-    // After falling back past a damaged checkpoint the run saves its step
-    // again: the new one replaces it (a good one is rewritten with the same
-    // values, since the steps between are recomputed alike).
-    TACT_RETURN_IF_ERROR(DiscardCheckpoint(opt_.checkpoint_dir, step));
-    return place_->session->Run({{nodes_.step, Tensor::Scalar<int64_t>(step)}}, {}, {nodes_.save}).status();
-  }
-
-  // Restores the newest good checkpoint (or, with none good, the initial
-  // values) into the variables; Unavailable while a task is still away.
-  StatusOr<int64_t> Restore() {
-    StatusOr<Checkpoint> c = ReadLatestGoodCheckpoint(opt_.checkpoint_dir, nodes_.expected);
-    if (!c.ok() && c.status().code() == Code::kNotFound) {
-      TACT_RETURN_IF_ERROR(place_->session->Run({}, {}, {place_->graph.init_op}).status());
-      return int64_t{0};
-    }
-    TACT_RETURN_IF_ERROR(c.status());
-    TACT_RETURN_IF_ERROR(
-        place_->session->Run({{nodes_.step, Tensor::Scalar<int64_t>(c->step)}}, {}, {nodes_.restore}).status());
-    return c->step;
-  }
-
-  const TrainOptions& opt_;
-  Place* place_;
-  CheckpointNodes nodes_;
-  std::vector<Fault> faults_;
-  std::set<std::string> done_;
-  Clock::time_point last_save_ = Clock::now();
-  Clock::time_point failed_since_;
-  bool recovering_ = false;
-};
-
 }  // namespace
 
 StatusOr<TrainResult> Train(const TrainOptions& opt) {
@@ -410,7 +241,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   if (opt.max_steps > 0 && opt.max_steps < total) total = opt.max_steps;
 
   TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
-  Recovery recovery(opt, &place);
+  Recovery recovery(opt, place.session.get(), place.local_cluster.get(), &place.graph);
   TACT_RETURN_IF_ERROR(recovery.Init(total));
   TACT_RETURN_IF_ERROR(place.session->Extend(place.graph.def));
   TACT_RETURN_IF_ERROR(place.session->Run({}, {}, {place.graph.init_op}).status());
