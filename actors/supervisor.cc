@@ -71,7 +71,11 @@ caf::behavior SupervisorBehavior(SupervisorSelf* self, SupervisionOptions option
         self->state.master = master;
         self->monitor(master);
       },
-      [self](task_lost_atom, const std::string& task, const std::string& why) { Lost(self, task, why); },
+      [self](task_lost_atom, const std::string& task, const std::string& why) {
+        // The master may lose a task before its watch message arrives.
+        if (!self->state.master) self->state.master = caf::actor_cast<caf::actor>(self->current_sender());
+        Lost(self, task, why);
+      },
       [self](task_back_atom, const std::string& task) { self->state.lost.erase(task); },
       [self](restart_atom, const std::string& task) { BringBack(self, task); },
   };

@@ -129,16 +129,6 @@ bool LocalCluster::BringBack(const std::string& task, std::chrono::milliseconds 
   return Spawn(task).ok();
 }
 
-int LocalCluster::RestartExited() {
-  std::lock_guard<std::mutex> lock(mu_);
-  int restarted = 0;
-  for (auto& [task, pid] : pids_) {
-    if (waitpid(pid, nullptr, WNOHANG) == 0) continue;  // still running
-    if (Spawn(task).ok()) ++restarted;
-  }
-  return restarted;
-}
-
 Status LocalCluster::Pause(const std::string& task, int ms) {
   TACT_RETURN_IF_ERROR(Signal(task, SIGSTOP));
   std::lock_guard<std::mutex> lock(mu_);

@@ -51,8 +51,6 @@ class LocalCluster {
   // Kills the task's process if it still runs, and starts a new one in its
   // place (same address, a new incarnation).
   Status Restart(const std::string& task);
-  // Restarts every task whose process has exited; returns how many.
-  int RestartExited();
   // A supervisor's restart (SupervisionOptions::restart_task) for a task
   // lost `lost_for` ago: starts its process again if it has exited, or if
   // it still runs after `hung_after` (killed first); returns whether it did.
