@@ -34,21 +34,13 @@ TEST(PhiloxTest, UnitConversionsStayInRange) {
   EXPECT_LT(random::Uint64ToUnitDouble(0xffffffff, 0xffffffff), 1.0);
 }
 
-// Runs a random op as node `name` at step `step` (RunOp always uses step 0
-// and one node name).
-StatusOr<Tensor> RunRandom(const std::string& op, const std::vector<int64_t>& shape,
-                           DataType dtype, int64_t seed, int64_t seed2, int threads = 2,
-                           int64_t step = 0, const std::string& name = "random") {
-  NodeDef def;
-  def.name = name;
-  def.op = op;
-  def.attrs = {{"dtype", AttrValue::Type(dtype)}, {"T", AttrValue::Type(DT_INT64)},
-               {"seed", AttrValue::Int(seed)}, {"seed2", AttrValue::Int(seed2)}};
+// Runs the kernel of `def` on `inputs` at step `step` (RunOp always uses
+// step 0 and one node name).
+StatusOr<Tensor> RunAtStep(NodeDef def, const std::vector<Tensor>& inputs, int threads, int64_t step) {
   TACT_ASSIGN_OR_RETURN(std::shared_ptr<const NodeProperties> props,
                         NodeProperties::Create(std::move(def)));
   Device* device = test::CpuTestDevice(threads);
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, CreateOpKernel(device, props));
-  const std::vector<Tensor> inputs = {Tensor::FromVector<int64_t>(shape)};
   OpKernelContext::Params params;
   params.device = device;
   params.op_kernel = kernel.get();
@@ -61,9 +53,21 @@ StatusOr<Tensor> RunRandom(const std::string& op, const std::vector<int64_t>& sh
   return ctx.TakeOutputs()[0];
 }
 
+// A random op as node `name`.
+StatusOr<Tensor> RunRandom(const std::string& op, const std::vector<int64_t>& shape,
+                           DataType dtype, int64_t seed, int64_t seed2, int threads = 2,
+                           int64_t step = 0, const std::string& name = "random") {
+  NodeDef def;
+  def.name = name;
+  def.op = op;
+  def.attrs = {{"dtype", AttrValue::Type(dtype)}, {"T", AttrValue::Type(DT_INT64)},
+               {"seed", AttrValue::Int(seed)}, {"seed2", AttrValue::Int(seed2)}};
+  return RunAtStep(std::move(def), {Tensor::FromVector<int64_t>(shape)}, threads, step);
+}
+
 const char* const kOps[] = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"};
 
-// Runs a stateless random op on `shape` and `seed` at step `step`.
+// A stateless random op on `shape` and `seed`.
 StatusOr<Tensor> RunStateless(const std::string& op, const std::vector<int64_t>& shape, DataType dtype,
                               const Tensor& seed, int threads = 2, int64_t step = 0) {
   NodeDef def;
@@ -71,21 +75,7 @@ StatusOr<Tensor> RunStateless(const std::string& op, const std::vector<int64_t>&
   def.op = op;
   def.attrs = {{"dtype", AttrValue::Type(dtype)}, {"T", AttrValue::Type(DT_INT64)},
                {"Tseed", AttrValue::Type(seed.dtype())}};
-  TACT_ASSIGN_OR_RETURN(std::shared_ptr<const NodeProperties> props,
-                        NodeProperties::Create(std::move(def)));
-  Device* device = test::CpuTestDevice(threads);
-  TACT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, CreateOpKernel(device, props));
-  const std::vector<Tensor> inputs = {Tensor::FromVector<int64_t>(shape), seed};
-  OpKernelContext::Params params;
-  params.device = device;
-  params.op_kernel = kernel.get();
-  params.inputs = inputs.data();
-  params.num_inputs = static_cast<int>(inputs.size());
-  params.step_id = step;
-  OpKernelContext ctx(params);
-  kernel->Compute(&ctx);
-  TACT_RETURN_IF_ERROR(ctx.status());
-  return ctx.TakeOutputs()[0];
+  return RunAtStep(std::move(def), {Tensor::FromVector<int64_t>(shape), seed}, threads, step);
 }
 
 const char* const kStatelessOps[] = {"StatelessRandomUniform", "StatelessRandomNormal",
