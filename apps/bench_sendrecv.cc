@@ -13,6 +13,10 @@
 //   remote_small_rtt_us  a 4-byte tensor sent from worker 0 to worker 1 and
 //                        back, within one step (a chain of hops)
 //   raw_tcp_small_rtt_us 4 bytes ping-ponged over the socket
+//   remote_step_us       a step whose one node runs on worker 0: the
+//                        master's RunStep there and its StepDone back, the
+//                        fixed cost of every distributed step (its peer is
+//                        raw_tcp_small_rtt_us, one round trip)
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -206,7 +210,7 @@ constexpr int kHops = 200;
 struct SendRecvResult {
   int64_t bytes = 0;
   double remote_gb_s = 0, raw_tcp_gb_s = 0, lossy_remote_gb_s = 0, inproc_us = 0;
-  double remote_small_rtt_us = 0, raw_tcp_small_rtt_us = 0;
+  double remote_small_rtt_us = 0, raw_tcp_small_rtt_us = 0, remote_step_us = 0;
 };
 
 StatusOr<SendRecvResult> BenchSendRecv(int64_t bytes, int reps, const std::string& binary) {
@@ -238,6 +242,7 @@ StatusOr<SendRecvResult> BenchSendRecv(int64_t bytes, int reps, const std::strin
     TACT_ASSIGN_OR_RETURN(std::unique_ptr<Session> none, ClusterSession(*cluster, false));
     TACT_ASSIGN_OR_RETURN(double t_none, TimeRuns(*none, PingPongChain(0, w0, w1), "end", reps * 5));
     r.remote_small_rtt_us = (t_chain - t_none) / (kHops / 2) * 1e6;
+    r.remote_step_us = t_none * 1e6;
   }
   SessionOptions local;
   local.device_count = {{"CPU", 2}};
@@ -273,13 +278,15 @@ void AddBenchSendRecv(CLI::App& bench, std::function<int()>& run) {
                                            {"lossy_remote_gb_s", r->lossy_remote_gb_s},
                                            {"inproc_us", r->inproc_us},
                                            {"remote_small_rtt_us", r->remote_small_rtt_us},
-                                           {"raw_tcp_small_rtt_us", r->raw_tcp_small_rtt_us}};
+                                           {"raw_tcp_small_rtt_us", r->raw_tcp_small_rtt_us},
+                                           {"remote_step_us", r->remote_step_us}};
       if (!opts->json) {
         std::printf("remote %.2f GB/s (raw TCP %.2f, %.2fx), lossy %.2f GB/s; in-process %.1f us; "
-                    "small round trip %.1f us (raw TCP %.1f us, %.1fx)\n",
+                    "small round trip %.1f us (raw TCP %.1f us, %.1fx); a step on one worker %.1f us\n",
                     r->remote_gb_s, r->raw_tcp_gb_s, r->remote_gb_s / r->raw_tcp_gb_s,
                     r->lossy_remote_gb_s, r->inproc_us, r->remote_small_rtt_us,
-                    r->raw_tcp_small_rtt_us, r->remote_small_rtt_us / r->raw_tcp_small_rtt_us);
+                    r->raw_tcp_small_rtt_us, r->remote_small_rtt_us / r->raw_tcp_small_rtt_us,
+                    r->remote_step_us);
       }
       std::printf("%s\n", line.dump().c_str());
       return 0;
