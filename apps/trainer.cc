@@ -227,6 +227,11 @@ StatusOr<double> AsyncStep(Session& session, const ReplicatedTrainGraph& g, cons
 StatusOr<TrainResult> Train(const TrainOptions& opt) {
   if (opt.epochs < 1) return errors::InvalidArgument("epochs must be at least 1, got ", opt.epochs);
   if (opt.batch < 1) return errors::InvalidArgument("batch must be at least 1, got ", opt.batch);
+  if (opt.max_restarts < 0 || !(opt.restart_window_secs > 0) || !(opt.task_wait_secs >= 0)) {
+    return errors::InvalidArgument("--max-restarts must be >= 0 (got ", opt.max_restarts,
+                                   "), --restart-window > 0 (got ", opt.restart_window_secs,
+                                   ") and --task-wait >= 0 (got ", opt.task_wait_secs, ")");
+  }
   TACT_ASSIGN_OR_RETURN(Dataset train, LoadFashionMnist(opt.data_dir, "train"));
   TACT_ASSIGN_OR_RETURN(Dataset test, LoadFashionMnist(opt.data_dir, "t10k"));
   train = Head(std::move(train), opt.train_limit);

@@ -116,6 +116,21 @@ TEST(FaultSpecTest, EveryKindParsesAndBadSpecsNameThemselves) {
   }
 }
 
+TEST_F(FaultRecoveryTest, BadRestartOptionsAreRefusedNamingTheFlags) {
+  TrainOptions o = Options("bad", {});
+  o.task_wait_secs = -1;
+  auto r = Train(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("--task-wait >= 0 (got -1)"), std::string::npos) << r.status().ToString();
+  o.task_wait_secs = 60;
+  o.max_restarts = -2;
+  r = Train(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--max-restarts must be >= 0 (got -2)"), std::string::npos)
+      << r.status().ToString();
+}
+
 // Random faults from a seed: the same seed draws the same faults, each one
 // that ParseFault reads.
 TEST(ChaosTest, TheSameSeedDrawsTheSameFaults) {
