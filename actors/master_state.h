@@ -62,6 +62,7 @@ struct MasterState {
   int64_t next_step = 1;
   std::map<std::string, caf::actor> tasks;   // remote tasks, watched for health
   std::map<std::string, Status> lost_tasks;  // and why each was lost
+  std::set<std::string> attaching;           // lost tasks being attached now
   uint64_t health_sequence = 0;
   // Partition handles are unique per master ("partition_<master>_<n>"),
   // since several masters may register on one worker.
@@ -94,6 +95,10 @@ void TaskLost(Self* self, std::string task, Status why);
 void WatchTasks(Self* self);
 // The behaviour's handlers for the master's timers.
 void CheckHealth(Self* self);
+// Tries to attach a lost task again: attempt N is followed, on failure, by
+// attempt N + 1 after a backoff; kReattachOnce is a single try (the
+// supervisor's, after it started the task's process).
 void Reattach(Self* self, const std::string& task, int attempt);
+inline constexpr int kReattachOnce = -1;
 
 }  // namespace tact

@@ -29,6 +29,11 @@ void ScheduleReattach(Self* self, const std::string& task, int attempt) {
 void Attach(Self* self, const std::string& task, const caf::actor& actor, const WireTaskInfo& info,
             int attempt);
 
+// After a failed attempt: the next, later; none after a single one.
+void TryAgain(Self* self, const std::string& task, int attempt) {
+  if (attempt != kReattachOnce) ScheduleReattach(self, task, attempt + 1);
+}
+
 }  // namespace
 
 // A task is lost (its connection broke, it missed a health ping, or it
@@ -131,9 +136,9 @@ void Reattach(Self* self, const std::string& task, int attempt) {
             self->request(actor, kReattachTimeout, describe_atom::value, payload,
                           proof.ok() ? *proof : std::string())
                 .then([=](const WireTaskInfo& info) { Attach(self, task, actor, info, attempt); },
-                      [=](caf::error&) { ScheduleReattach(self, task, attempt + 1); });
+                      [=](caf::error&) { TryAgain(self, task, attempt); });
           },
-          [=](caf::error&) { ScheduleReattach(self, task, attempt + 1); });
+          [=](caf::error&) { TryAgain(self, task, attempt); });
 }
 
 namespace {
@@ -145,6 +150,12 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
             int attempt) {
   MasterState& st = self->state;
   if (st.closed || !st.lost_tasks.count(task)) return;
+  // One attachment at a time: a second one's "forget" could drop the
+  // first's fresh entry. A backoff's attempt comes again later.
+  if (st.attaching.count(task)) {
+    TryAgain(self, task, attempt);
+    return;
+  }
   std::vector<std::string> had, has = info.devices;
   for (const DeviceEndpoint& d : st.options.devices) {
     if (d.task == task) had.push_back(d.name);
@@ -154,7 +165,7 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
   if (info.task != task || had != has) {
     // Someone else, or the task with other devices: the partitions placed
     // there cannot come back. Keep trying: the right process may follow.
-    ScheduleReattach(self, task, attempt + 1);
+    TryAgain(self, task, attempt);
     return;
   }
   for (DeviceEndpoint& d : st.options.devices) {
@@ -162,6 +173,11 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
     d.actor = actor;
     d.incarnation = info.incarnation;
   }
+  st.attaching.insert(task);
+  auto failed = [self, task, attempt]() {
+    self->state.attaching.erase(task);
+    TryAgain(self, task, attempt);
+  };
   // First every other task forgets the old process (and a lower one
   // connects to the new); only then does the new one say hello to the
   // tasks after it, so that no late "forget" can drop its fresh entry.
@@ -179,6 +195,7 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
     self->request(actor, kReattachTimeout, introduce_atom::value, after)
         .then(
             [=]() {
+              self->state.attaching.erase(task);
               self->state.lost_tasks.erase(task);
               self->state.tasks[task] = actor;
               self->monitor(actor);
@@ -187,7 +204,7 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
               }
               RunParked(self);
             },
-            [=](caf::error&) { ScheduleReattach(self, task, attempt + 1); });
+            [=](caf::error&) { failed(); });
   };
   if (others.empty()) {
     introduce_new();
@@ -197,12 +214,16 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
     self->request(a, kReattachTimeout, introduce_atom::value, std::vector<std::string>{task})
         .then(
             [=]() {
-              if (--*left > 0 || !*ok) return;
-              introduce_new();
+              if (--*left > 0) return;
+              if (*ok) {
+                introduce_new();
+              } else {
+                failed();
+              }
             },
             [=](caf::error&) {
               *ok = false;
-              if (--*left == 0) ScheduleReattach(self, task, attempt + 1);
+              if (--*left == 0) failed();
             });
   }
 }

@@ -37,7 +37,8 @@ namespace tact {
 struct SupervisionOptions {
   // Brings a lost task back, e.g. by starting its local process again.
   // Called while the task stays lost (about every 100 ms), with how long it
-  // has been lost; returns whether it started a new process. Empty: the
+  // has been lost (or since the process it last started); returns whether
+  // it started a new process. Empty: the
   // tasks are someone else's and come back by themselves.
   std::function<bool(const std::string& task, std::chrono::milliseconds lost_for)> restart_task;
   // More than this many task losses within restart_window_secs end the

@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 
+#include "actors/master_state.h"
 #include "actors/messages.h"
 
 namespace tact {
@@ -21,24 +22,31 @@ struct SupervisorState {
   SupervisionOptions options;
   caf::actor master;
   std::deque<Clock::time_point> losses;         // within the restart window
-  std::map<std::string, Clock::time_point> lost;  // task -> when it was lost
+  struct Lost {
+    Clock::time_point since;  // lost, or its newest process started
+    bool restarted = false;  // a new process was started for it
+  };
+  std::map<std::string, Lost> lost;
   bool gave_up = false;
 };
 
 using SupervisorSelf = caf::stateful_actor<SupervisorState>;
 
+// Asked again every kRestartRetry while the task stays lost: its old
+// process may not have exited yet, or the new one may die too.
 void BringBack(SupervisorSelf* self, const std::string& task) {
   SupervisorState& st = self->state;
   auto it = st.lost.find(task);
   if (it == st.lost.end() || st.gave_up || !st.options.restart_task) return;
-  const auto lost_for = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - it->second);
-  // A new process needs no more help: the master attaches it, trying
-  // now rather than at its next backoff (which may wait on a connection
-  // to the old, hung process).
+  const auto lost_for = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - it->second.since);
   if (st.options.restart_task(task, lost_for)) {
-    self->send(st.master, reattach_atom::value, task, 0);
-    return;
+    it->second.restarted = true;
+    it->second.since = Clock::now();  // the new process's time to come up
   }
+  // Once a new process runs, the master tries it at once, and every round
+  // until it answers, beside its own backoff (whose next try may be
+  // seconds away, or wait on a connection to the old, hung process).
+  if (it->second.restarted) self->send(st.master, reattach_atom::value, task, kReattachOnce);
   self->delayed_send(self, kRestartRetry, restart_atom::value, task);
 }
 
@@ -59,7 +67,7 @@ void Lost(SupervisorSelf* self, const std::string& task, const std::string& why)
                                           st.options.max_restarts, "); the last failure: ", why)));
     return;
   }
-  st.lost.emplace(task, now);
+  st.lost[task] = SupervisorState::Lost{now};
   BringBack(self, task);
 }
 

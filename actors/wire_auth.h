@@ -14,6 +14,11 @@
 // excepted, travel in the clear), or stop an observer on the network from
 // replaying a message it saw (a replayed step is run once per partition;
 // a replayed tensor goes to a step that has finished). TLS does both.
+// Nor does it cover CAF's own system messages: without TLS, a process that
+// reaches a task can end its actors with an exit message (whose sender it
+// can forge), and the worker then exits to be started afresh
+// (actors/worker.h: on_actor_failure). Keep such clusters off networks
+// you do not trust.
 //
 // Include only from actors/*.cc: it pulls in CAF.
 #pragma once

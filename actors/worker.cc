@@ -79,6 +79,9 @@ class WorkerImpl final : public Worker {
       st.devices[d->name()] = actors_.back();
     }
     actors_.push_back(SpawnTaskActor(*system_, std::move(st)));
+    if (o.on_actor_failure) {
+      for (const caf::actor& a : actors_) Watch(a, o.on_actor_failure);
+    }
     caf::expected<uint16_t> port = PublishTask(*system_, actors_.back(), address.port, host);
     if (!port) {
       return errors::Unavailable("task ", task_, " cannot listen on ", host, ":", address.port,
@@ -86,6 +89,16 @@ class WorkerImpl final : public Worker {
     }
     port_ = *port;
     return Status::OK();
+  }
+
+  // `on_failure` hears of `actor` ending for any reason but a shutdown.
+  void Watch(const caf::actor& actor, std::function<void(const Status&)> on_failure) {
+    const std::string what = caf::to_string(actor.address());
+    caf::actor_system* system = system_.get();
+    actor->attach_functor([system, what, task = task_, on_failure](const caf::error& reason) {
+      if (reason == caf::exit_reason::normal || reason == caf::exit_reason::user_shutdown) return;
+      on_failure(errors::Internal("task ", task, ": actor ", what, " ended (", system->render(reason), ")"));
+    });
   }
 
   const std::string& task() const override { return task_; }
@@ -96,6 +109,8 @@ class WorkerImpl final : public Worker {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return stopped_; });
   }
+  void CrashAnActor() override { caf::anon_send_exit(actors_.front(), caf::exit_reason::kill); }
+
   void Stop() override {
     std::lock_guard<std::mutex> lock(mu_);
     stopped_ = true;

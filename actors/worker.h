@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -39,6 +40,12 @@ struct WorkerOptions {
   // are refused. At least 16 characters.
   std::string secret;
   ClusterTls tls;
+  // Called (on a CAF thread) when one of the worker's actors ends
+  // abnormally (a bug): the task can no longer serve its partitions
+  // truthfully. `tact worker` then exits, so that whoever supervises it
+  // starts it afresh (Erlang's "let it crash"); its steps fail meanwhile,
+  // as for any lost task.
+  std::function<void(const Status& why)> on_actor_failure;
 };
 
 class Worker {
@@ -54,6 +61,9 @@ class Worker {
   // Returns after Stop (from another thread or a signal handler's thread).
   virtual void Wait() = 0;
   virtual void Stop() = 0;
+  // Fault injection: ends the first device actor as a bug would (CAF's
+  // exit reason kill), which on_actor_failure then hears of.
+  virtual void CrashAnActor() = 0;
 };
 
 }  // namespace tact

@@ -14,8 +14,8 @@ namespace tact::apps {
 StatusOr<Fault> ParseFault(const std::string& spec) {
   auto bad = [&](const std::string& why) {
     return errors::InvalidArgument("--fault '", spec, "': ", why,
-                                   " (kill:JOB:TASK@step=N, drop:JOB:TASK@step=N, pause:JOB:TASK@step=N or "
-                                   "corrupt-latest-checkpoint@step=N)");
+                                   " (kill:JOB:TASK@step=N, drop:JOB:TASK@step=N, pause:JOB:TASK@step=N, "
+                                   "crash:JOB:TASK@step=N or corrupt-latest-checkpoint@step=N)");
   };
   const size_t at = spec.find('@');
   if (at == std::string::npos) return bad("no @step=N or @checkpoint");
@@ -48,6 +48,8 @@ StatusOr<Fault> ParseFault(const std::string& spec) {
     f.kind = Fault::Kind::kDrop;
   } else if (kind == "pause") {
     f.kind = Fault::Kind::kPause;
+  } else if (kind == "crash") {
+    f.kind = Fault::Kind::kCrash;
   } else {
     return bad("unknown fault '" + kind + "'");
   }
@@ -123,6 +125,8 @@ Status InjectFault(const Fault& fault, LocalCluster* cluster, const std::string&
       return cluster->Signal(fault.task, SIGUSR1);
     case Fault::Kind::kPause:
       return cluster->Pause(fault.task, pause_ms);
+    case Fault::Kind::kCrash:
+      return cluster->Signal(fault.task, SIGUSR2);
     case Fault::Kind::kCorruptLatestCheckpoint:
       break;
   }

@@ -7,6 +7,9 @@
 //                               shut down every connected socket): the
 //                               process lives on, and the master and its
 //                               peers connect to it again
+//   crash:worker:0@step=200     one of its actors ends as a bug would
+//                               (SIGUSR2): the worker exits, to be started
+//                               afresh
 //   pause:worker:0@step=200     the process stopped (SIGSTOP) until the
 //                               master has given it up, then resumed: a hung
 //                               task, or a network partition that heals
@@ -25,9 +28,9 @@
 namespace tact::apps {
 
 struct Fault {
-  enum class Kind { kKill, kDrop, kPause, kCorruptLatestCheckpoint };
+  enum class Kind { kKill, kDrop, kPause, kCrash, kCorruptLatestCheckpoint };
   Kind kind = Kind::kKill;
-  std::string task;  // "/job:worker/replica:0/task:1" (kill, drop, pause)
+  std::string task;  // "/job:worker/replica:0/task:1" (all but corrupt-latest-checkpoint)
   int64_t step = 0;  // injected before this step runs
   bool at_checkpoint = false;  // instead: while the next checkpoint is written
   std::string spec;  // as given, for messages

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -58,6 +60,11 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOp
     if (std::strncmp(*e, "TACT_CLUSTER_SECRET=", 20) != 0) c->env_.push_back(*e);
   }
   c->env_.push_back("TACT_CLUSTER_SECRET=" + c->secret_);
+  // The tasks end with this process, even when it is killed before its
+  // destructor runs (tact worker watches its parent: worker_command.cc).
+  std::string parent = "TACT_PARENT_PID=";
+  parent += std::to_string(getpid());
+  c->env_.push_back(std::move(parent));
   for (const auto& [job, count] : o.jobs) {
     for (int i = 0; i < count; ++i) {
       TACT_ASSIGN_OR_RETURN(uint16_t port, FreeLoopbackPort());
@@ -152,6 +159,11 @@ LocalCluster::~LocalCluster() {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+  }
+  const char* keep = std::getenv("TACT_KEEP_CLUSTER_DIR");
+  if (keep == nullptr || *keep == '\0') {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
   }
 }
 

@@ -9,7 +9,9 @@
 //   SessionOptions s;
 //   s.cluster = (*cluster)->spec();
 //
-// The destructor ends every child (SIGTERM, then SIGKILL) and reaps it.
+// The destructor ends every child (SIGTERM, then SIGKILL), reaps it, and
+// removes the cluster's directory (dir()), unless $TACT_KEEP_CLUSTER_DIR
+// is set: then the tasks' logs stay.
 #pragma once
 
 #include <sys/types.h>

@@ -128,7 +128,7 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--checkpoint-keep", o.checkpoint_keep, "keep the newest N checkpoints");
   cmd->add_option("--fault", o.faults,
                   "inject a fault: kill:JOB:TASK@step=N, kill:JOB:TASK@checkpoint, drop:JOB:TASK@step=N, "
-                  "pause:JOB:TASK@step=N, corrupt-latest-checkpoint@step=N (repeatable)");
+                  "pause:JOB:TASK@step=N, crash:JOB:TASK@step=N, corrupt-latest-checkpoint@step=N (repeatable)");
   cmd->add_option("--chaos", o.chaos_seed, "draw --chaos-faults random faults from this seed");
   cmd->add_option("--chaos-faults", o.chaos_faults, "how many random faults");
   cmd->add_option("--max-restarts", o.max_restarts, "restarts allowed within --restart-window");

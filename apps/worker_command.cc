@@ -1,16 +1,20 @@
 // `tact worker --cluster FILE --job J --task T [--cpus N] [--threads N]`:
 // one task of a cluster (actors/worker.h). Without --cluster the spec comes
 // from TF_CONFIG, and without --job/--task from the spec's "task". It
-// prints one line once it listens, then serves until SIGINT or SIGTERM
-// (SIGUSR1 cuts its connections: see CutConnections).
+// prints one line once it listens, then serves until SIGINT or SIGTERM.
+// Fault injection: SIGUSR1 cuts its connections (see CutConnections);
+// SIGUSR2 ends one of its actors as a bug would, and the process exits.
 #include <CLI/CLI.hpp>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "actors/wire_auth.h"
 #include "actors/worker.h"
@@ -18,6 +22,10 @@
 
 namespace tact::apps {
 namespace {
+
+// The exit status of a worker one of whose actors ended abnormally
+// (EX_SOFTWARE).
+constexpr int kActorFailedExit = 70;
 
 struct WorkerFlags {
   std::string cluster;
@@ -50,6 +58,13 @@ StatusOr<WorkerOptions> ToOptions(const WorkerFlags& f) {
   o.bind_host = f.bind;
   TACT_ASSIGN_OR_RETURN(o.secret, FindClusterSecret(f.secret_file));
   o.tls = f.tls;
+  o.on_actor_failure = [](const Status& why) {
+    // No cleanup: the state is suspect, and the checkpoints on disk are
+    // what a new process starts from.
+    std::fprintf(stderr, "tact worker: %s; exiting, to be started afresh\n", why.message().c_str());
+    std::fflush(stderr);
+    std::_Exit(kActorFailedExit);
+  };
   return o;
 }
 
@@ -74,6 +89,21 @@ int CutConnections() {
   return cut;
 }
 
+// With $TACT_PARENT_PID set (a local cluster's task), the worker ends
+// when that process does: it is reparented then, and a thread that checks
+// every 200 ms raises SIGTERM. Otherwise a killed trainer or test would
+// leave its tasks running, holding their ports.
+void ExitWithParent() {
+  const char* env = std::getenv("TACT_PARENT_PID");
+  if (env == nullptr) return;
+  const pid_t parent = static_cast<pid_t>(std::atol(env));
+  std::thread([parent] {
+    while (getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::fprintf(stderr, "tact worker: the process that started it (%d) is gone; exiting\n", parent);
+    kill(getpid(), SIGTERM);
+  }).detach();
+}
+
 int RunWorker(const WorkerFlags& flags) {
   // Blocked before any thread starts, so that every thread inherits the
   // mask and only sigwait below sees them.
@@ -82,6 +112,7 @@ int RunWorker(const WorkerFlags& flags) {
   sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGTERM);
   sigaddset(&stop, SIGUSR1);
+  sigaddset(&stop, SIGUSR2);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   StatusOr<WorkerOptions> options = ToOptions(flags);
   StatusOr<std::unique_ptr<Worker>> worker =
@@ -94,8 +125,13 @@ int RunWorker(const WorkerFlags& flags) {
               static_cast<unsigned>((*worker)->port()),
               static_cast<unsigned long long>((*worker)->incarnation()));
   std::fflush(stdout);
+  ExitWithParent();
   int sig = 0;
-  while (sigwait(&stop, &sig) == 0 && sig == SIGUSR1) {
+  while (sigwait(&stop, &sig) == 0 && (sig == SIGUSR1 || sig == SIGUSR2)) {
+    if (sig == SIGUSR2) {  // fault injection: the process exits through on_actor_failure
+      (*worker)->CrashAnActor();
+      continue;
+    }
     std::fprintf(stderr, "tact worker %s: cut %d connections (SIGUSR1)\n", (*worker)->task().c_str(),
                  CutConnections());
   }

@@ -3,6 +3,7 @@
 // live on their task across Runs and sessions, a task killed in mid-step
 // fails that step naming it, and bad clusters are clear errors.
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -11,6 +12,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -458,6 +460,68 @@ TEST(SupervisedSessionTest, PastTheRestartLimitEveryRunFailsWithTheReason) {
     EXPECT_LT(Clock::now() - start, std::chrono::seconds(1));
   }
   EXPECT_TRUE(session->Close().ok());
+}
+
+}  // namespace
+}  // namespace tact
+
+namespace tact {
+namespace {
+
+bool Listening(uint16_t port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return ok;
+}
+
+// A process that started a local cluster and died before its destructor
+// ran (a killed trainer) leaves no task behind: each sees its parent gone
+// and exits.
+TEST(LocalClusterTest, TasksEndWithTheProcessThatStartedThem) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(fds[0]);
+    apps::LocalClusterOptions o;
+    o.binary = TACT_BINARY;
+    o.jobs = {{"worker", 2}};
+    auto cluster = apps::LocalCluster::Start(o);
+    uint16_t ports[2] = {0, 0};
+    char dir[256] = {};
+    if (cluster.ok()) {
+      for (int i = 0; i < 2; ++i) ports[i] = (*cluster)->spec().Address(Task("worker", i))->port;
+      std::snprintf(dir, sizeof dir, "%s", (*cluster)->dir().c_str());
+    }
+    if (write(fds[1], ports, sizeof ports) != sizeof ports || write(fds[1], dir, sizeof dir) != sizeof dir) {
+      _exit(2);
+    }
+    // Until both listen, then gone without a destructor.
+    for (int i = 0; i < 200 && !(Listening(ports[0]) && Listening(ports[1])); ++i) usleep(20000);
+    _exit(0);
+  }
+  close(fds[1]);
+  uint16_t ports[2] = {0, 0};
+  char dir[256] = {};
+  ASSERT_EQ(read(fds[0], ports, sizeof ports), static_cast<ssize_t>(sizeof ports));
+  ASSERT_EQ(read(fds[0], dir, sizeof dir), static_cast<ssize_t>(sizeof dir));
+  close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_NE(ports[0], 0);
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (Clock::now() < deadline && (Listening(ports[0]) || Listening(ports[1]))) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_FALSE(Listening(ports[0]));
+  EXPECT_FALSE(Listening(ports[1]));
+  if (dir[0] == '/') std::filesystem::remove_all(dir);  // the child left it
 }
 
 }  // namespace

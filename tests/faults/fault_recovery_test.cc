@@ -69,6 +69,9 @@ TEST_F(FaultRecoveryTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
       // again, it must say hello anew to the workers, which name after it.
       {"ps_dropped", {"drop:ps:0@step=80"}, 1},
       {"ps_paused", {"pause:ps:0@step=80"}, 1},
+      // An actor of the worker ends as a bug would: the process exits, and
+      // is started afresh like a killed one.
+      {"worker_crashed", {"crash:worker:1@step=60"}, 1},
       // Killed while writing its shard of the first checkpoint: no
       // half-written checkpoint is ever read, and the run goes on.
       {"ps_killed_at_checkpoint", {"kill:ps:0@checkpoint"}, 1},
@@ -95,6 +98,7 @@ TEST(FaultSpecTest, EveryKindParsesAndBadSpecsNameThemselves) {
   EXPECT_TRUE(at_checkpoint->at_checkpoint);
   EXPECT_EQ(ParseFault("drop:ps:0@step=2")->kind, Fault::Kind::kDrop);
   EXPECT_EQ(ParseFault("pause:worker:0@step=3")->kind, Fault::Kind::kPause);
+  EXPECT_EQ(ParseFault("crash:worker:0@step=4")->kind, Fault::Kind::kCrash);
   EXPECT_EQ(ParseFault("corrupt-latest-checkpoint@step=300")->kind, Fault::Kind::kCorruptLatestCheckpoint);
   const struct {
     const char* spec;
