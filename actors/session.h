@@ -36,7 +36,7 @@ namespace tact {
 // that needs it waits.
 struct SupervisionOptions {
   // Brings a lost task back, e.g. by starting its local process again.
-  // Called while the task stays lost (about every 100 ms), with how long it
+  // Called while the task stays lost (about every 25 ms), with how long it
   // has been lost (or since the process it last started); returns whether
   // it started a new process. Empty: the
   // tasks are someone else's and come back by themselves.

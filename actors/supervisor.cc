@@ -13,8 +13,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // How often a lost task's restart is tried again while it stays lost (its
-// old process may not have exited yet).
-constexpr auto kRestartRetry = std::chrono::milliseconds(100);
+// old process may not have exited yet), and a restarted one is tried by
+// the master: a new process listens after 100-200 ms here, and a failed
+// try (a refused connection) costs well under a millisecond.
+constexpr auto kRestartRetry = std::chrono::milliseconds(25);
 
 using watch_atom = caf::atom_constant<caf::atom("watch")>;
 
