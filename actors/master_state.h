@@ -63,6 +63,7 @@ struct MasterState {
   std::map<std::string, caf::actor> tasks;   // remote tasks, watched for health
   std::map<std::string, Status> lost_tasks;  // and why each was lost
   std::set<std::string> attaching;           // lost tasks being attached now
+  std::map<std::string, uint64_t> attachments;  // times each was attached again
   uint64_t health_sequence = 0;
   // Partition handles are unique per master ("partition_<master>_<n>"),
   // since several masters may register on one worker.

@@ -84,15 +84,22 @@ void CheckHealth(Self* self) {
     }
     WireHealthPing ping;
     ping.sequence = ++st.health_sequence;
+    // An answer or a timeout from before the task was lost and attached
+    // again (maybe the same process, after a cut) says nothing about it
+    // now: pings sent before a loss time out after it.
+    auto still = [self, task = task, attached = st.attachments[task]]() {
+      return self->state.tasks.count(task) && self->state.attachments[task] == attached;
+    };
     self->request(actor, timeout, std::move(ping))
         .then(
-            [self, task = task, incarnation](const WireHealthPing& answer) {
-              if (answer.incarnation != incarnation) {
+            [self, task = task, incarnation, still](const WireHealthPing& answer) {
+              if (still() && answer.incarnation != incarnation) {
                 TaskLost(self, task, errors::Unavailable("task ", task, " was restarted (incarnation ",
                                                          answer.incarnation, ", was ", incarnation, ")"));
               }
             },
-            [self, task = task](caf::error& e) {
+            [self, task = task, still](caf::error& e) {
+              if (!still()) return;
               TaskLost(self, task,
                        errors::Unavailable("task ", task, " did not answer a health ping within ",
                                            self->state.options.health_timeout_ms, " ms (",
@@ -198,6 +205,7 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
               self->state.attaching.erase(task);
               self->state.lost_tasks.erase(task);
               self->state.tasks[task] = actor;
+              ++self->state.attachments[task];
               self->monitor(actor);
               if (self->state.options.supervisor) {
                 self->send(self->state.options.supervisor, task_back_atom::value, task);

@@ -84,6 +84,7 @@ int CutConnections() {
     if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
     if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening) continue;
     if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0) continue;
+    if (peer.ss_family != AF_INET && peer.ss_family != AF_INET6) continue;  // not the network's
     if (shutdown(fd, SHUT_RDWR) == 0) ++cut;
   }
   return cut;
