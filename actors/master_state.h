@@ -97,9 +97,7 @@ void WatchTasks(Self* self);
 // The behaviour's handlers for the master's timers.
 void CheckHealth(Self* self);
 // Tries to attach a lost task again: attempt N is followed, on failure, by
-// attempt N + 1 after a backoff; kReattachOnce is a single try (the
-// supervisor's, after it started the task's process).
+// attempt N + 1 after a backoff; kReattachOnce (messages.h) is a single try.
 void Reattach(Self* self, const std::string& task, int attempt);
-inline constexpr int kReattachOnce = -1;
 
 }  // namespace tact

@@ -46,6 +46,9 @@ using hello_atom = caf::atom_constant<caf::atom("hello")>;
 // task again.
 using health_atom = caf::atom_constant<caf::atom("health")>;
 using reattach_atom = caf::atom_constant<caf::atom("reattach")>;
+// reattach_atom's attempt for a single try, with no backoff after it (the
+// supervisor's, once it has started the task's process).
+inline constexpr int kReattachOnce = -1;
 // Master -> supervisor: a task was lost / attached again. Supervisor ->
 // master: give up (the restart limit was passed). The master's timer for
 // a Run waiting for a lost task. The supervisor's timer for asking again

@@ -4,7 +4,6 @@
 #include <deque>
 #include <map>
 
-#include "actors/master_state.h"
 #include "actors/messages.h"
 
 namespace tact {
