@@ -90,7 +90,7 @@ StatusOr<std::vector<DeviceEndpoint>> ConnectCluster(caf::actor_system& system,
     TACT_ASSIGN_OR_RETURN(caf::actor actor, ConnectTask(system, task, address, deadline));
     TACT_ASSIGN_OR_RETURN(WireTaskInfo info, Describe(system, actor, task, address));
     for (const std::string& device : info.devices) {
-      endpoints.push_back(DeviceEndpoint{device, actor, task, info.incarnation});
+      endpoints.push_back(DeviceEndpoint{device, actor, task, info.incarnation, address.host, info.link_port});
     }
     actors.emplace_back(task, actor);
   }

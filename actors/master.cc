@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 
+#include "actors/bulk_transfer.h"
 #include "actors/master_state.h"
 #include "graph/subgraph.h"
 #include "placement/plan.h"
@@ -69,6 +70,13 @@ Status CheckFeeds(const MasterState& st, const RunCall& call, const Signature& s
   return Status::OK();
 }
 
+const DeviceEndpoint* Endpoint(const MasterState& st, const std::string& device) {
+  for (const DeviceEndpoint& d : st.options.devices) {
+    if (d.name == device) return &d;
+  }
+  return nullptr;
+}
+
 void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) {
   MasterState& st = self->state;
   if (st.closed) {
@@ -88,7 +96,16 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) 
     run.step_id = step_id;
     run.handle = p.handle;
     run.collect_stats = call->stats != nullptr;
-    for (const std::string& f : p.feeds) run.feeds.emplace_back(f, *feeds.at(f));
+    const DeviceEndpoint* endpoint = Endpoint(st, p.device);
+    for (const std::string& f : p.feeds) {
+      const Tensor& t = *feeds.at(f);
+      if (endpoint != nullptr && HasLink(st, *endpoint) && TravelsByLink(t)) {
+        SendByLink(self, *endpoint, step_id, FeedKey(p.device, f), t);
+        run.linked_feeds.push_back(f);
+      } else {
+        run.feeds.emplace_back(f, t);
+      }
+    }
     self->send(p.actor, std::move(run));
   }
   PendingStep& step = st.pending[step_id];
@@ -133,13 +150,6 @@ StatusOr<std::vector<PartitionPlan>> PlanPartitions(const MasterState& st, Subgr
   return plans;
 }
 
-
-const DeviceEndpoint* Endpoint(const MasterState& st, const std::string& device) {
-  for (const DeviceEndpoint& d : st.options.devices) {
-    if (d.name == device) return &d;
-  }
-  return nullptr;
-}
 
 // The signature `key` if it is still the registration `generation`.
 Signature* FindSignature(MasterState& st, const std::string& key, uint64_t generation) {
@@ -196,17 +206,31 @@ Status Register(Self* self, const std::string& key, const RunCall& call, bool* n
     reg.fetches = ClientTensors(reg.graph, "_Send");
     reg.partitions_in_task = per_task[TaskOf(reg.device)];
     sig.partitions.push_back(
-        RegisteredPartition{reg.handle, caf::actor(), reg.feeds, TaskOf(reg.device)});
+        RegisteredPartition{reg.handle, caf::actor(), reg.feeds, TaskOf(reg.device), reg.device});
+    if (HasLink(st, *endpoint)) {
+      std::vector<std::pair<std::string, Tensor>> linked = TakeLinkedAttrs(&reg.graph);
+      if (!linked.empty()) {
+        reg.linked_step = st.next_linked_step--;
+        st.linked_registrations[reg.linked_step] = {key, generation};
+      }
+      for (auto& [attr, t] : linked) {
+        SendByLink(self, *endpoint, reg.linked_step, attr, t);
+        reg.linked_attrs.push_back(attr);
+      }
+    }
+    const int64_t linked_step = reg.linked_step;
     self->request(endpoint->actor, kRegisterTimeout, std::move(reg))
         .then(
-            [self, key, generation, i](caf::actor partition) {
+            [self, key, generation, i, linked_step](caf::actor partition) {
+              self->state.linked_registrations.erase(linked_step);
               Signature* s = FindSignature(self->state, key, generation);
               if (s == nullptr) return;  // another partition failed, or its task was lost
               s->partitions[i].actor = std::move(partition);
               if (--s->unregistered > 0) return;
               for (auto& call : std::exchange(s->waiting, {})) StartStep(self, std::move(call), *s);
             },
-            [self, key, generation](caf::error& err) {
+            [self, key, generation, linked_step](caf::error& err) {
+              self->state.linked_registrations.erase(linked_step);
               RegistrationFailed(self, key, generation, FromCafError(err));
             });
   }
@@ -300,6 +324,21 @@ void GiveUp(Self* self, Status why) {
   for (const auto& [step_id, step] : st.pending) AbortStep(self, step_id, st.failed);
 }
 
+// A tensor for a step or a registration did not leave on its link: what
+// waits for it there would wait until a deadline, so it fails now.
+void BulkFailed(Self* self, int64_t step_id, const Status& why) {
+  MasterState& st = self->state;
+  if (st.pending.count(step_id)) {
+    AbortStep(self, step_id, why);
+    return;
+  }
+  auto it = st.linked_registrations.find(step_id);
+  if (it == st.linked_registrations.end()) return;
+  const auto [key, generation] = it->second;
+  st.linked_registrations.erase(it);
+  RegistrationFailed(self, key, generation, why);
+}
+
 Status Extend(MasterState& st, const GraphDef& add) {
   GraphDef combined = st.graph_def;
   combined.nodes.insert(combined.nodes.end(), add.nodes.begin(), add.nodes.end());
@@ -315,6 +354,7 @@ caf::behavior MasterBehavior(Self* self, MasterOptions options) {
   self->state.options = std::move(options);
   std::mt19937_64 random{std::random_device{}()};
   self->state.next_step = static_cast<int64_t>((random() >> 33) << 32) + 1;
+  self->state.next_linked_step = -static_cast<int64_t>((random() >> 33) << 32) - 1;
   char prefix[32];
   std::snprintf(prefix, sizeof(prefix), "partition_%08x_", static_cast<unsigned>(random()));
   self->state.partition_prefix = prefix;
@@ -333,6 +373,9 @@ caf::behavior MasterBehavior(Self* self, MasterOptions options) {
       [self](close_atom) { Close(self); },
       [self](give_up_atom, const caf::error& why) { GiveUp(self, FromCafError(why)); },
       [self](park_timeout_atom, uint64_t id) { ParkTimeout(self, id); },
+      [self](bulk_failed_atom, int64_t step_id, const caf::error& why) {
+        BulkFailed(self, step_id, FromCafError(why));
+      },
   };
 }
 
@@ -374,6 +417,19 @@ void FinishStep(Self* self, WireStepDone& done) {
     out.push_back(std::move(t->second));
   }
   finished.call->reply(std::move(out));
+}
+
+bool HasLink(const MasterState& st, const DeviceEndpoint& d) {
+  return st.options.bulk != nullptr && d.link_port != 0;
+}
+
+void SendByLink(Self* self, const DeviceEndpoint& d, int64_t step_id, const std::string& key,
+                const Tensor& tensor) {
+  caf::actor master = caf::actor_cast<caf::actor>(self);
+  self->state.options.bulk->Send(d.task, d.host, d.link_port, step_id, key, tensor,
+                                 [master, step_id](const Status& s) {
+                                   caf::anon_send(master, bulk_failed_atom::value, step_id, ToCafError(s));
+                                 });
 }
 
 void RunAgain(Self* self, std::shared_ptr<RunCall> call) { Run(self, std::move(call)); }

@@ -22,6 +22,7 @@ struct RegisteredPartition {
   caf::actor actor;                 // set once its device actor has answered
   std::vector<std::string> feeds;   // "node:port" this partition receives from the client
   std::string task;                 // of its device
+  std::string device;
 };
 
 struct Signature {
@@ -69,6 +70,12 @@ struct MasterState {
   // since several masters may register on one worker.
   std::string partition_prefix;
   int64_t next_partition = 1;
+  // The rendezvous ids of registrations whose tensors travel by link
+  // (actors/bulk_transfer.h): negative, so that no step has one, with
+  // random high bits as steps have, since a task forgets no id it has
+  // finished; and the signature each belongs to, for a send that fails.
+  int64_t next_linked_step = -1;
+  std::map<int64_t, std::pair<std::string, uint64_t>> linked_registrations;
   std::map<uint64_t, ParkedRun> parked;
   uint64_t next_parked = 1;
   bool closed = false;
@@ -80,6 +87,13 @@ using Self = caf::stateful_actor<MasterState>;
 // "/job:J/replica:R/task:T" of a full device name: partitions with the same
 // one run in one process and share its rendezvous.
 std::string TaskOf(const std::string& device);
+
+// Whether tensors for `d` can travel on its task's link.
+bool HasLink(const MasterState& st, const DeviceEndpoint& d);
+// Queues `tensor` for the rendezvous of `step_id` in d's task, on its link;
+// a failure comes back to the master as bulk_failed_atom.
+void SendByLink(Self* self, const DeviceEndpoint& d, int64_t step_id, const std::string& key,
+                const Tensor& tensor);
 
 // A partition's answer; the last one of a step answers the client.
 void FinishStep(Self* self, WireStepDone& done);

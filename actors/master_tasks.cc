@@ -179,6 +179,7 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
     if (d.task != task) continue;
     d.actor = actor;
     d.incarnation = info.incarnation;
+    d.link_port = info.link_port;  // a new process listens on a new port
   }
   st.attaching.insert(task);
   auto failed = [self, task, attempt]() {

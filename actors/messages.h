@@ -29,6 +29,7 @@
 
 namespace tact {
 
+class BulkSender;
 class RendezvousMgr;
 
 // The master's timer for MasterOptions::operation_timeout_ms.
@@ -58,6 +59,13 @@ using task_back_atom = caf::atom_constant<caf::atom("taskback")>;
 using give_up_atom = caf::atom_constant<caf::atom("giveup")>;
 using park_timeout_atom = caf::atom_constant<caf::atom("parkend")>;
 using restart_atom = caf::atom_constant<caf::atom("restart")>;
+// A tensor the master sent on a link (actors/bulk_transfer.h) did not
+// leave: the step or registration waiting for it fails.
+using bulk_failed_atom = caf::atom_constant<caf::atom("bulkfail")>;
+// Task actor -> itself: a registration's linked tensors are all there (or
+// failed), or its wait for them ran out.
+using linked_atom = caf::atom_constant<caf::atom("linked")>;
+using linked_timeout_atom = caf::atom_constant<caf::atom("linkwait")>;
 
 // A client's Run, answered through `reply` (once, from a CAF thread), so
 // that no CAF thread blocks and the client waits on its own latch rather
@@ -110,6 +118,8 @@ struct DeviceEndpoint {
   caf::actor actor;
   std::string task;          // "/job:J/replica:R/task:T"
   uint64_t incarnation = 0;  // of the process hosting the device
+  std::string host;          // where its task's tensor links listen, if it has them
+  uint16_t link_port = 0;    // 0: none (a local device, or a TLS cluster)
 };
 
 struct MasterOptions {
@@ -133,6 +143,9 @@ struct MasterOptions {
   caf::actor supervisor;
   // How long a Run that needs a lost task waits for it (0: fails at once).
   int64_t task_wait_ms = 0;
+  // Sends large tensors to the tasks' links (actors/bulk_transfer.h); none
+  // for a local session or a TLS cluster, whose tensors go through CAF.
+  std::shared_ptr<BulkSender> bulk;
 };
 
 // The master actor of a session: keeps the graph, prunes and registers one

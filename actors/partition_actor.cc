@@ -3,6 +3,7 @@
 // with one WireStepDone. A step's feeds and fetches pass through the
 // step's rendezvous in this task (paper 4.2), as do the tensors that its
 // Sends and Recvs exchange with the step's other partitions here.
+#include <algorithm>
 #include <deque>
 #include <unordered_set>
 
@@ -47,14 +48,16 @@ Status CheckFeeds(const WireRegisterPartition& reg, const WireRunStep& step) {
     return errors::InvalidArgument("RunStep for partition '", step.handle, "' reached partition '",
                                    reg.handle, "'");
   }
+  // A linked feed arrives on the tensor link, in the step's rendezvous.
   for (const std::string& want : reg.feeds) {
-    bool found = false;
+    bool found = std::count(step.linked_feeds.begin(), step.linked_feeds.end(), want) > 0;
     for (const auto& [name, t] : step.feeds) found = found || name == want;
     if (!found) return errors::InvalidArgument("step ", step.step_id, " lacks feed '", want, "'");
   }
-  if (step.feeds.size() != reg.feeds.size()) {
-    return errors::InvalidArgument("step ", step.step_id, " has ", step.feeds.size(),
-                                   " feeds; partition '", reg.handle, "' takes ", reg.feeds.size());
+  const size_t given = step.feeds.size() + step.linked_feeds.size();
+  if (given != reg.feeds.size()) {
+    return errors::InvalidArgument("step ", step.step_id, " has ", given, " feeds; partition '",
+                                   reg.handle, "' takes ", reg.feeds.size());
   }
   return Status::OK();
 }

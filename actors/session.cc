@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "actors/actor_scheduler.h"
+#include "actors/bulk_transfer.h"
 #include "actors/cluster_connect.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
@@ -66,6 +67,8 @@ class ActorSession final : public Session {
     if (!secret.empty()) {
       UseNetworking(cfg_, tls);
       UseClusterSecret(cfg_, secret);
+      // Over TLS every tensor goes through CAF's encrypted connections.
+      if (!tls.enabled()) bulk_ = std::make_shared<BulkSender>("master", ClusterKey(secret));
     }
     system_ = std::make_unique<caf::actor_system>(cfg_);
   }
@@ -80,7 +83,7 @@ class ActorSession final : public Session {
     for (const auto& d : devices_) {
       device_actors_.push_back(SpawnDeviceActor(*system_, d.get(), kLocalIncarnation, rendezvous_));
       const std::string task = d->name().substr(0, d->name().find("/device:"));
-      endpoints.push_back(DeviceEndpoint{d->name(), device_actors_.back(), task, kLocalIncarnation});
+      endpoints.push_back(DeviceEndpoint{d->name(), device_actors_.back(), task, kLocalIncarnation, "", 0});
     }
     StartMaster(options, std::move(endpoints), 0, 0);
   }
@@ -180,6 +183,7 @@ class ActorSession final : public Session {
     master.allow_soft_placement = options.allow_soft_placement;
     master.schedule_recvs = options.schedule_recvs;
     master.lossy_float_transfer = options.lossy_float_transfer;
+    master.bulk = bulk_;
     master_ = SpawnMaster(*system_, std::move(master));
   }
 
@@ -191,6 +195,7 @@ class ActorSession final : public Session {
   std::map<std::string, TaskAddress> task_addresses_;  // a cluster's
   std::shared_ptr<RendezvousMgr> rendezvous_ = std::make_shared<RendezvousMgr>();
   std::vector<caf::actor> device_actors_;  // one per device
+  std::shared_ptr<BulkSender> bulk_;  // a cluster's, without TLS
   caf::actor master_;
   std::atomic<bool> closed_{false};
   std::atomic<int> in_flight_{0};

@@ -1,12 +1,17 @@
 #include "actors/task_actor.h"
 
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <set>
 
+#include "actors/bulk_transfer.h"
 #include "actors/cluster_connect.h"
+#include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
 #include "actors/wire_auth.h"
 #include "graph/subgraph.h"
+#include "kernels/rendezvous.h"
 
 namespace tact {
 
@@ -58,16 +63,39 @@ std::set<std::string> PeerTasksOf(const TaskActorConfig& st, const GraphDef& gra
   return tasks;
 }
 
+// A registration whose tensor attrs travel on the link
+// (actors/bulk_transfer.h), waiting for them.
+struct LinkedRegistration {
+  WireRegisterPartition reg;
+  caf::response_promise promise;
+  std::mutex mu;  // guards what the link's threads fill in
+  size_t left = 0;
+  Status status;
+  std::vector<std::pair<std::string, Tensor>> arrived;
+};
+
+}  // namespace
+}  // namespace tact
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<tact::LinkedRegistration>)
+
+namespace tact {
+namespace {
+
+// How long a registration waits for its linked tensors: well past what
+// moving 2 GiB takes on a loaded machine, and under the master's own
+// registration timeout, so that the error it sees is this one.
+constexpr auto kLinkedTimeout = std::chrono::seconds(45);
+
 // The device actor's answer: the partition actor, or why not.
-caf::response_promise Register(TaskSelf* self, WireRegisterPartition& reg) {
+void RegisterNow(TaskSelf* self, WireRegisterPartition& reg, caf::response_promise promise) {
   TaskActorConfig& st = self->state;
-  caf::response_promise promise = self->make_response_promise();
   auto device = st.devices.find(reg.device);
   if (device == st.devices.end()) {
     promise.deliver(ToCafError(errors::NotFound("partition '", reg.handle, "' is for device '",
                                                 reg.device, "', which task ", st.task,
                                                 " does not have")));
-    return promise;
+    return;
   }
   for (const std::string& task : PeerTasksOf(st, reg.graph)) {
     if (!st.peers->Find(task).actor) {
@@ -76,10 +104,52 @@ caf::response_promise Register(TaskSelf* self, WireRegisterPartition& reg) {
       promise.deliver(ToCafError(errors::Unavailable(
           "partition '", reg.handle, "' sends to task ", task, ", which task ", st.task,
           " has not been introduced to")));
-      return promise;
+      return;
     }
   }
   promise.delegate(device->second, std::move(reg));
+}
+
+// The linked tensors are all there, or one failed (or the wait ran out).
+void LinkedArrived(TaskSelf* self, const std::shared_ptr<LinkedRegistration>& pending) {
+  self->state.rendezvous->Release(pending->reg.linked_step);
+  Status s = pending->status;
+  for (const auto& [key, tensor] : pending->arrived) {
+    if (s.ok()) s = PutLinkedAttr(&pending->reg.graph, key, tensor);
+  }
+  if (!s.ok()) {
+    pending->promise.deliver(ToCafError(s.WithPrefix("partition '" + pending->reg.handle + "': ")));
+    return;
+  }
+  RegisterNow(self, pending->reg, pending->promise);
+}
+
+caf::response_promise Register(TaskSelf* self, WireRegisterPartition& reg) {
+  caf::response_promise promise = self->make_response_promise();
+  if (reg.linked_attrs.empty()) {
+    RegisterNow(self, reg, promise);
+    return promise;
+  }
+  auto pending = std::make_shared<LinkedRegistration>();
+  pending->promise = promise;
+  pending->left = reg.linked_attrs.size();
+  const std::vector<std::string> keys = reg.linked_attrs;
+  const int64_t linked_step = reg.linked_step;
+  pending->reg = std::move(reg);
+  std::shared_ptr<Rendezvous> rendezvous = self->state.rendezvous->Find(linked_step, 1);
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  for (const std::string& key : keys) {
+    rendezvous->RecvAsync(key, [pending, me, key](const Status& s, const Tensor& t) {
+      std::lock_guard<std::mutex> lock(pending->mu);
+      if (s.ok()) {
+        pending->arrived.emplace_back(key, t);
+      } else if (pending->status.ok()) {
+        pending->status = s;
+      }
+      if (--pending->left == 0) caf::anon_send(me, linked_atom::value, pending);
+    });
+  }
+  self->delayed_send(self, kLinkedTimeout, linked_timeout_atom::value, linked_step);
   return promise;
 }
 
@@ -154,6 +224,7 @@ caf::result<WireTaskInfo> Describe(TaskSelf* self, const std::string& payload, c
   WireTaskInfo info;
   info.task = self->state.task;
   info.incarnation = self->state.incarnation;
+  info.link_port = self->state.link_port;
   for (const auto& [name, actor] : self->state.devices) info.devices.push_back(name);
   return info;
 }
@@ -172,6 +243,15 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
         return Describe(self, payload, proof);
       },
       [self](WireRegisterPartition& reg) { return Register(self, reg); },
+      [self](linked_atom, const std::shared_ptr<LinkedRegistration>& pending) {
+        LinkedArrived(self, pending);
+      },
+      [self](linked_timeout_atom, int64_t linked_step) {
+        // Released already if every tensor came.
+        self->state.rendezvous->Abort(
+            linked_step, errors::DeadlineExceeded("its tensor attrs did not arrive on the tensor link within ",
+                                                  kLinkedTimeout.count(), " s"));
+      },
       [self](introduce_atom, const std::vector<std::string>& forget) {
         for (const std::string& task : forget) self->state.peers->Remove(task);
         return Introduce(self);

@@ -263,6 +263,13 @@ StatusOr<std::unique_ptr<TensorLinks>> TensorLinks::Start(const std::string& tas
   return l;
 }
 
+std::unique_ptr<TensorLinks> TensorLinks::SendOnly(const std::string& task, const std::string& key) {
+  std::unique_ptr<TensorLinks> l(new TensorLinks());
+  l->task_ = task;
+  l->key_ = key;
+  return l;
+}
+
 TensorLinks::~TensorLinks() {
   std::vector<std::thread> readers;
   std::map<std::string, std::shared_ptr<Outgoing>> outgoing;
@@ -270,7 +277,7 @@ TensorLinks::~TensorLinks() {
     std::lock_guard<std::mutex> lock(incoming_mu_);
     closing_ = true;
     // Wakes the acceptor and every reader out of their blocking calls.
-    shutdown(listener_, SHUT_RDWR);
+    if (listener_ >= 0) shutdown(listener_, SHUT_RDWR);
     for (int fd : incoming_fds_) shutdown(fd, SHUT_RDWR);
     readers.swap(readers_);
   }
@@ -281,7 +288,7 @@ TensorLinks::~TensorLinks() {
   if (acceptor_.joinable()) acceptor_.join();
   for (std::thread& t : readers) t.join();
   for (int fd : incoming_fds_) close(fd);
-  close(listener_);
+  if (listener_ >= 0) close(listener_);
 }
 
 void TensorLinks::AcceptLoop() {

@@ -42,9 +42,11 @@ class TensorLinks {
   // signing key (wire_auth.h's ClusterKey). Errors name the task.
   static StatusOr<std::unique_ptr<TensorLinks>> Start(const std::string& task, const std::string& host,
                                                       const std::string& key, Deliver deliver);
+  // Only sends: no port, nothing arrives (a master's; actors/bulk_transfer.h).
+  static std::unique_ptr<TensorLinks> SendOnly(const std::string& task, const std::string& key);
   ~TensorLinks();  // closes every link and joins its threads
 
-  uint16_t port() const { return port_; }
+  uint16_t port() const { return port_; }  // 0 for SendOnly
 
   // Whether a tensor of this dtype travels on a link.
   static bool Carries(DataType dtype);

@@ -88,6 +88,8 @@ StatusOr<std::string> Encode(const WireRegisterPartition& m) {
     out.setPartitionsInTask(m.partitions_in_task);
     NamesToProto(m.feeds, out.initFeeds(static_cast<unsigned>(m.feeds.size())));
     NamesToProto(m.fetches, out.initFetches(static_cast<unsigned>(m.fetches.size())));
+    out.setLinkedStep(m.linked_step);
+    NamesToProto(m.linked_attrs, out.initLinkedAttrs(static_cast<unsigned>(m.linked_attrs.size())));
     return GraphDefToProto(m.graph, out.initGraph());
   });
 }
@@ -102,6 +104,8 @@ Status Decode(std::string_view bytes, WireRegisterPartition* m) {
     if (m->partitions_in_task == 0) return errors::InvalidArgument("partitionsInTask is 0");
     m->feeds = NamesFromProto(in.getFeeds());
     m->fetches = NamesFromProto(in.getFetches());
+    m->linked_step = in.getLinkedStep();
+    m->linked_attrs = NamesFromProto(in.getLinkedAttrs());
     TACT_ASSIGN_OR_RETURN(m->graph, GraphDefFromProto(in.getGraph(), words));
     return Status::OK();
   });
@@ -112,6 +116,7 @@ StatusOr<std::string> Encode(const WireRunStep& m) {
     out.setStepId(m.step_id);
     out.setHandle(m.handle);
     out.setCollectStats(m.collect_stats);
+    NamesToProto(m.linked_feeds, out.initLinkedFeeds(static_cast<unsigned>(m.linked_feeds.size())));
     return TensorsToProto(m.feeds, out.initFeeds(static_cast<unsigned>(m.feeds.size())));
   });
 }
@@ -121,6 +126,7 @@ Status Decode(std::string_view bytes, WireRunStep* m) {
     m->step_id = in.getStepId();
     m->handle = in.getHandle();
     m->collect_stats = in.getCollectStats();
+    m->linked_feeds = NamesFromProto(in.getLinkedFeeds());
     TACT_ASSIGN_OR_RETURN(m->feeds, TensorsFromProto(in.getFeeds()));
     return Status::OK();
   });
@@ -221,6 +227,7 @@ StatusOr<std::string> Encode(const WireTaskInfo& m) {
     out.setTask(m.task);
     out.setIncarnation(m.incarnation);
     NamesToProto(m.devices, out.initDevices(static_cast<unsigned>(m.devices.size())));
+    out.setLinkPort(m.link_port);
     return Status::OK();
   });
 }
@@ -230,6 +237,7 @@ Status Decode(std::string_view bytes, WireTaskInfo* m) {
     m->task = in.getTask();
     m->incarnation = in.getIncarnation();
     m->devices = NamesFromProto(in.getDevices());
+    m->link_port = in.getLinkPort();
     return Status::OK();
   });
 }

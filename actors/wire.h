@@ -30,6 +30,11 @@ struct WireRegisterPartition {
   std::vector<std::string> feeds;    // "node:port" every RunStep carries
   std::vector<std::string> fetches;  // "node:port" every StepDone returns, in order
   uint32_t partitions_in_task = 1;   // of the same Run, sharing the task's rendezvous
+  // Tensor attrs too large for this message (actors/bulk_transfer.h): each
+  // "node;attr" of `graph` holds a placeholder, and its value arrives on
+  // the tensor link under that key in the rendezvous of `linked_step`.
+  int64_t linked_step = 0;
+  std::vector<std::string> linked_attrs;
 };
 
 struct WireRunStep {
@@ -37,6 +42,9 @@ struct WireRunStep {
   std::string handle;
   NamedTensors feeds;
   bool collect_stats = false;
+  // Feeds too large for this message: they arrive on the tensor link, in
+  // the step's rendezvous under their feed keys (actors/bulk_transfer.h).
+  std::vector<std::string> linked_feeds;
 };
 
 struct WireStepDone {
@@ -68,6 +76,7 @@ struct WireTaskInfo {
   std::string task;
   uint64_t incarnation = 0;
   std::vector<std::string> devices;
+  uint16_t link_port = 0;  // where its tensor links listen; 0: none (TLS)
 };
 
 StatusOr<std::string> Encode(const WireRegisterPartition& m);

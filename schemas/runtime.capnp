@@ -29,6 +29,11 @@ struct RegisterPartition {
   feeds @5 :List(Text);      # "node:port" that every RunStep must carry
   fetches @6 :List(Text);    # "node:port" that every StepDone returns, in order
   partitionsInTask @7 :UInt32;  # partitions of the same Run in this task (they share its rendezvous)
+  # Tensor attrs too large to travel here (actors/bulk_transfer.h): each
+  # "node;attr" holds a placeholder in `graph`, and its value arrives on
+  # the tensor link, under that key, in the rendezvous of `linkedStep`.
+  linkedStep @8 :Int64;
+  linkedAttrs @9 :List(Text);
 }
 
 # Master -> partition: run one step.
@@ -37,6 +42,7 @@ struct RunStep {
   handle @1 :Text;
   feeds @2 :List(NamedTensor);
   collectStats @3 :Bool;     # fill StepDone.stats (clock reads cost more than a cheap node)
+  linkedFeeds @4 :List(Text);  # feeds that arrive on the tensor link instead, under their feed keys
 }
 
 struct NodeStats {
@@ -82,4 +88,5 @@ struct TaskInfo {
   task @0 :Text;             # "/job:J/replica:0/task:T"
   incarnation @1 :UInt64;    # new each time the task's process starts
   devices @2 :List(Text);    # full device names
+  linkPort @3 :UInt16;       # where its tensor links listen; 0: none (a TLS cluster)
 }

@@ -98,7 +98,7 @@ TEST_F(RuntimeActorsTest, RegisteredPartitionRunsStepsAndReturnsFetches) {
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   int64_t step_id = 11;
   for (float x : {3.0f, -0.5f}) {
-    WireRunStep run{step_id, "p1", {{"x:0", Tensor::FromVector<float>({x, 2 * x})}}, true};
+    WireRunStep run{step_id, "p1", {{"x:0", Tensor::FromVector<float>({x, 2 * x})}}, true, {}};
     WireStepDone done = Step(*p, std::move(run));
     ASSERT_TRUE(done.status.ok()) << done.status.ToString();
     EXPECT_EQ(done.step_id, step_id++);
@@ -118,14 +118,14 @@ TEST_F(RuntimeActorsTest, RegisteredPartitionRunsStepsAndReturnsFetches) {
 TEST_F(RuntimeActorsTest, StepDeliveredTwiceRunsOnce) {
   auto p = Register(SquarePlusOne("p1"));
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  WireStepDone done = Step(*p, WireRunStep{21, "p1", {{"x:0", Tensor::Scalar<float>(2)}}, false});
+  WireStepDone done = Step(*p, WireRunStep{21, "p1", {{"x:0", Tensor::Scalar<float>(2)}}, false, {}});
   ASSERT_TRUE(done.status.ok()) << done.status.ToString();
   caf::scoped_actor self{*system_};
-  self->send(*p, WireRunStep{21, "p1", {{"x:0", Tensor::Scalar<float>(5)}}, false});
+  self->send(*p, WireRunStep{21, "p1", {{"x:0", Tensor::Scalar<float>(5)}}, false, {}});
   bool answered = false;
   self->receive([&](WireStepDone&) { answered = true; }, caf::after(300ms) >> [] {});
   EXPECT_FALSE(answered) << "step 21 ran a second time";
-  done = Step(*p, WireRunStep{22, "p1", {{"x:0", Tensor::Scalar<float>(5)}}, false});
+  done = Step(*p, WireRunStep{22, "p1", {{"x:0", Tensor::Scalar<float>(5)}}, false, {}});
   ASSERT_TRUE(done.status.ok()) << done.status.ToString();
   EXPECT_EQ(done.fetched[0].second.data<float>()[0], 26.0f);
 }
@@ -138,11 +138,11 @@ TEST_F(RuntimeActorsTest, InProcessDeliveryNeverCopiesTensorBytes) {
   auto full = Graph::FromGraphDef(*s.ToGraphDef());
   auto sub = BuildSubgraph(**full, SubgraphSpec{{"x:0"}, {"y:0"}, {}, device_name()});
   ASSERT_TRUE(sub.ok());
-  WireRegisterPartition reg{"id", device_name(), (*sub)->ToGraphDef(), 1, "", {"x:0"}, {"y:0"}};
+  WireRegisterPartition reg{"id", device_name(), (*sub)->ToGraphDef(), 1, "", {"x:0"}, {"y:0"}, 1, 0, {}};
   auto p = Register(reg);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   Tensor big(DT_FLOAT, {1 << 20});
-  WireStepDone done = Step(*p, WireRunStep{1, "id", {{"x:0", big}}, false});
+  WireStepDone done = Step(*p, WireRunStep{1, "id", {{"x:0", big}}, false, {}});
   ASSERT_TRUE(done.status.ok()) << done.status.ToString();
   ASSERT_EQ(done.fetched.size(), 1u);
   EXPECT_EQ(done.fetched[0].second.raw_data(), big.raw_data());
@@ -191,16 +191,16 @@ TEST_F(RuntimeActorsTest, PartitionsOfAStepShareTheTasksRendezvous) {
   ASSERT_TRUE(g1.ok()) << g1.status().ToString();
   auto sub1 = BuildSubgraph(**g1, SubgraphSpec{{}, {"y:0"}, {}, cpu1});
   ASSERT_TRUE(sub1.ok()) << sub1.status().ToString();
-  auto p0 = Register({"a", cpu0, def0, 1, "", {"x:0"}, {}, 2}, 0);
-  auto p1 = Register({"b", cpu1, (*sub1)->ToGraphDef(), 1, "", {}, {"y:0"}, 2}, 1);
+  auto p0 = Register({"a", cpu0, def0, 1, "", {"x:0"}, {}, 2, 0, {}}, 0);
+  auto p1 = Register({"b", cpu1, (*sub1)->ToGraphDef(), 1, "", {}, {"y:0"}, 2, 0, {}}, 1);
   ASSERT_TRUE(p0.ok()) << p0.status().ToString();
   ASSERT_TRUE(p1.ok()) << p1.status().ToString();
   for (int64_t step = 1; step <= 20; ++step) {
     const float x = static_cast<float>(step);
     caf::scoped_actor self{*system_};
     // Odd steps start the receiving partition first.
-    WireRunStep run0{step, "a", {{"x:0", Tensor::Scalar<float>(x)}}, false};
-    WireRunStep run1{step, "b", {}, false};
+    WireRunStep run0{step, "a", {{"x:0", Tensor::Scalar<float>(x)}}, false, {}};
+    WireRunStep run1{step, "b", {}, false, {}};
     if (step % 2) {
       self->send(*p1, run1);
       self->send(*p0, run0);
@@ -266,15 +266,15 @@ TEST_F(RuntimeActorsTest, BadRegistrationsAreRefusedByName) {
 TEST_F(RuntimeActorsTest, BadRunStepFailsThatStepOnly) {
   auto p = Register(SquarePlusOne("p1"));
   ASSERT_TRUE(p.ok());
-  WireStepDone done = Step(*p, WireRunStep{1, "p1", {}, false});
+  WireStepDone done = Step(*p, WireRunStep{1, "p1", {}, false, {}});
   EXPECT_EQ(done.status.code(), Code::kInvalidArgument);
   EXPECT_NE(done.status.message().find("lacks feed 'x:0'"), std::string::npos)
       << done.status.ToString();
-  done = Step(*p, WireRunStep{2, "other", {{"x:0", Tensor::Scalar<float>(1)}}, false});
+  done = Step(*p, WireRunStep{2, "other", {{"x:0", Tensor::Scalar<float>(1)}}, false, {}});
   EXPECT_EQ(done.status.code(), Code::kInvalidArgument);
-  done = Step(*p, WireRunStep{3, "p1", {{"x:0", Tensor::Scalar<int32_t>(1)}}, false});
+  done = Step(*p, WireRunStep{3, "p1", {{"x:0", Tensor::Scalar<int32_t>(1)}}, false, {}});
   EXPECT_FALSE(done.status.ok()) << "an int32 feed into a float _Recv";
-  done = Step(*p, WireRunStep{4, "p1", {{"x:0", Tensor::Scalar<float>(2)}}, false});
+  done = Step(*p, WireRunStep{4, "p1", {{"x:0", Tensor::Scalar<float>(2)}}, false, {}});
   ASSERT_TRUE(done.status.ok()) << done.status.ToString();
   EXPECT_EQ(done.fetched[0].second.data<float>()[0], 5.0f);
   EXPECT_EQ(rendezvous_->size(), 0u);
@@ -295,7 +295,7 @@ TEST_F(RuntimeActorsTest, AbortStepFailsAWaitingRecvWithTheAbortStatus) {
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   const WireAbortStep abort{5, errors::Aborted("step 5 aborted by the test")};
   const auto start = std::chrono::steady_clock::now();
-  WireStepDone done = Step(*p, WireRunStep{5, "waits", {}, true}, &abort);
+  WireStepDone done = Step(*p, WireRunStep{5, "waits", {}, true, {}}, &abort);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
   EXPECT_EQ(done.step_id, 5);
   // The abort's status, with the node it stopped named.

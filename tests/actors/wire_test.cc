@@ -31,7 +31,7 @@ TEST(WireTest, EveryMessageRoundTrips) {
   Scope s = Scope::NewRootScope();
   Relu(s, MatMul(s, Placeholder(s, DT_FLOAT), Variable(s, {3, 3})));
   WireRegisterPartition reg{"p1", "/job:worker/replica:0/task:1/device:CPU:0", *s.ToGraphDef(),
-                            42, "shared", {"x:0"}, {"relu:0", "w:1"}};
+                            42, "shared", {"x:0"}, {"relu:0", "w:1"}, 2, -77, {"attr;c;value"}};
   WireRegisterPartition reg2;
   ASSERT_TRUE(Decode(*Encode(reg), &reg2).ok());
   EXPECT_EQ(reg2.handle, "p1");
@@ -41,12 +41,16 @@ TEST(WireTest, EveryMessageRoundTrips) {
   EXPECT_EQ(reg2.feeds, reg.feeds);
   EXPECT_EQ(reg2.fetches, reg.fetches);
   EXPECT_TRUE(reg2.graph == reg.graph);
+  EXPECT_EQ(reg2.partitions_in_task, 2u);
+  EXPECT_EQ(reg2.linked_step, -77);
+  EXPECT_EQ(reg2.linked_attrs, reg.linked_attrs);
 
-  WireRunStep run{17, "p1", SomeTensors(), true};
+  WireRunStep run{17, "p1", SomeTensors(), true, {"big:0"}};
   WireRunStep run2;
   ASSERT_TRUE(Decode(*Encode(run), &run2).ok());
   EXPECT_EQ(run2.step_id, 17);
   EXPECT_TRUE(run2.collect_stats);
+  EXPECT_EQ(run2.linked_feeds, run.linked_feeds);
   ExpectSameTensors(run.feeds, run2.feeds);
 
   WireStepDone done{17, "p1", errors::Aborted("node 'x' (op 'Y'): gone"), SomeTensors(), {}};
@@ -83,10 +87,18 @@ TEST(WireTest, EveryMessageRoundTrips) {
   ASSERT_TRUE(Decode(*Encode(hp), &hp2).ok());
   EXPECT_EQ(hp2.sequence, 5u);
   EXPECT_EQ(hp2.sent_micros, 123456);
+
+  WireTaskInfo info{"/job:ps/replica:0/task:0", 99, {"/job:ps/replica:0/task:0/device:CPU:0"}, 40123};
+  WireTaskInfo info2;
+  ASSERT_TRUE(Decode(*Encode(info), &info2).ok());
+  EXPECT_EQ(info2.task, info.task);
+  EXPECT_EQ(info2.incarnation, 99u);
+  EXPECT_EQ(info2.devices, info.devices);
+  EXPECT_EQ(info2.link_port, 40123);
 }
 
 TEST(WireTest, HostileBytesAreErrorsNeverCrashes) {
-  const std::string good = *Encode(WireRunStep{1, "p", SomeTensors()});
+  const std::string good = *Encode(WireRunStep{1, "p", SomeTensors(), false, {}});
   for (size_t len = 0; len < good.size(); len += 8) {
     WireRunStep m;
     Status s = Decode(std::string_view(good).substr(0, len), &m);
@@ -107,7 +119,7 @@ TEST(WireTest, ThroughCafsSerializerAsRemotingSendsThem) {
   AddRuntimeMessageTypes(cfg);
   UseClusterSecret(cfg, "the cluster's secret, 16+ chars");
   caf::actor_system sys{cfg};
-  WireRunStep run{11, "p9", SomeTensors()};
+  WireRunStep run{11, "p9", SomeTensors(), false, {}};
   caf::message msg = caf::make_message(run);
   std::vector<char> buf;
   caf::binary_serializer sink{sys, buf};
@@ -164,7 +176,7 @@ TEST(WireTest, OnlyTheSameClusterSecretReadsAMessage) {
   auto cfg_b = system_with("secret of cluster B, long enough");
   auto cfg_none = system_with("");
   caf::actor_system a{*cfg_a}, b{*cfg_b}, none{*cfg_none};
-  WireRunStep run{3, "p", SomeTensors()};
+  WireRunStep run{3, "p", SomeTensors(), false, {}};
   std::vector<char> buf;
   caf::binary_serializer sink{a, buf};
   ASSERT_FALSE(sink(run));
