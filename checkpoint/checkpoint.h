@@ -9,9 +9,11 @@
 //   // on a start or a restart:
 //   StatusOr<Checkpoint> c = ReadLatestGoodCheckpoint(dir, graph_variables);
 //
-// Layout: one HDF5 file per shard, one dataset per variable at its full name
-// ("dense_1/kernel" is the dataset /dense_1/kernel; h5ls -r and h5dump read
-// it), with attributes dtype, step, wall_time and checksum (XXH3-64,
+// Layout (docs/checkpoints.md): one HDF5 file per shard, a group per
+// component of a variable's name and its value in the dataset ":value" of
+// its own group ("dense_1/kernel" is /dense_1/kernel/:value, its Adam slot
+// /dense_1/kernel/Adam/:value; h5ls -r, h5dump and h5py read them), with
+// attributes name, dtype, step, wall_time and checksum (XXH3-64,
 // checksum.h). A JSON manifest, written last, names the step and every
 // shard with its size and checksum (manifest.h). Every file is written under
 // a temporary name, fsynced, renamed and its directory fsynced, so no
@@ -43,9 +45,10 @@
 namespace tact {
 
 // Writes shard `shard` of `num_shards` of step `step` to `dir` (which must
-// exist): every variable as a dataset at its name. Names are '/'-separated
-// paths of non-empty components other than "." and ".."; a name may not be
-// both a variable and the group of another ("a" and "a/b"). Any dtype but
+// exist): every variable under its name. Names are '/'-separated paths of
+// non-empty components other than "." and ".." (any other bytes: dots,
+// spaces, UTF-8), of at most 4096 bytes; one name may be the prefix of
+// another ("kernel" and its slot "kernel/Adam"). Any dtype but
 // DT_RESOURCE, strings included (with any bytes, NULs too).
 // On success the shard file is durable under its final name; on error no file
 // of that name was created or changed (a temporary file may remain after a

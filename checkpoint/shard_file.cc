@@ -13,7 +13,9 @@
 namespace tact::checkpoint_internal {
 namespace {
 
-constexpr const char* kFormat = "tact-checkpoint-1";
+constexpr const char* kFormat = "tact-checkpoint-2";
+constexpr const char* kFormat1 = "tact-checkpoint-1";
+constexpr const char* kValue = ":value";
 constexpr const char* kChecksumAlgorithm =
     "xxh3_64 of the element bytes (strings: uint64 length + bytes each)";
 
@@ -25,10 +27,12 @@ bool WriteScalarAttr(hid_t obj, const char* name, hid_t type, const void* value)
   return attr.valid() && H5Awrite(attr.get(), type, value) >= 0;
 }
 
-// Fixed-length, so that h5dump prints it as a plain string.
+// Fixed-length, so that h5dump prints it as a plain string; UTF-8, as
+// names are.
 bool WriteStringAttr(hid_t obj, const char* name, const std::string& value) {
   H5Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(type.get(), std::max<size_t>(1, value.size()));
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
   return WriteScalarAttr(obj, name, type.get(), value.c_str());
 }
 
@@ -44,7 +48,7 @@ bool ReadStringAttr(hid_t obj, const char* name, std::string* out) {
   H5Handle type(H5Aget_type(attr.get()), H5Tclose);
   if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0) return false;
   const size_t n = H5Tget_size(type.get());
-  if (n == 0 || n > 4096) return false;
+  if (n == 0 || n > kMaxVariableNameBytes) return false;
   std::string buf(n, '\0');
   if (H5Aread(attr.get(), type.get(), buf.data()) < 0) return false;
   *out = buf.substr(0, buf.find('\0'));
@@ -99,12 +103,14 @@ Status WriteVariable(hid_t file, hid_t lcpl, hid_t dcpl, const std::string& path
   H5Handle space = DataspaceFor(t.shape());
   // HDF5 refuses to skip the fill of variable-length (string) datasets.
   const hid_t create = t.dtype() == DT_STRING ? H5P_DEFAULT : dcpl;
-  H5Handle dset(H5Dcreate2(file, name.c_str(), type.get(), space.get(), lcpl, create, H5P_DEFAULT),
+  H5Handle dset(H5Dcreate2(file, ValuePath(name).c_str(), type.get(), space.get(), lcpl, create,
+                           H5P_DEFAULT),
                 H5Dclose);
   if (!dset.valid()) return fail("create");
   if (WriteData(dset.get(), type.get(), byte_strings, t) < 0) return fail("data");
   const uint64_t checksum = TensorChecksum(t);
-  if (!WriteStringAttr(dset.get(), "dtype", DataTypeString(t.dtype())) ||
+  if (!WriteStringAttr(dset.get(), "name", name) ||
+      !WriteStringAttr(dset.get(), "dtype", DataTypeString(t.dtype())) ||
       !WriteScalarAttr(dset.get(), "step", H5T_NATIVE_INT64, &step) ||
       !WriteScalarAttr(dset.get(), "wall_time", H5T_NATIVE_DOUBLE, &wall_time) ||
       !WriteScalarAttr(dset.get(), "checksum", H5T_NATIVE_UINT64, &checksum)) {
@@ -117,6 +123,10 @@ Status WriteVariable(hid_t file, hid_t lcpl, hid_t dcpl, const std::string& path
 }  // namespace
 
 Status ValidateVariableName(const std::string& name) {
+  if (name.size() > kMaxVariableNameBytes) {
+    return errors::InvalidArgument("variable name '", name.substr(0, 64), "...' is longer than ",
+                                   kMaxVariableNameBytes, " bytes");
+  }
   size_t start = 0;
   while (true) {
     const size_t end = name.find('/', start);
@@ -128,6 +138,20 @@ Status ValidateVariableName(const std::string& name) {
     if (end == std::string::npos) return Status::OK();
     start = end + 1;
   }
+}
+
+std::string ValuePath(const std::string& name) {
+  std::string path;
+  for (char c : name) {
+    if (c == '%') {
+      path += "%25";
+    } else if (c == ':') {
+      path += "%3A";
+    } else {
+      path += c;
+    }
+  }
+  return path + "/" + kValue;
 }
 
 Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_shards,
@@ -146,6 +170,7 @@ Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_
   if (!file.valid()) return Hdf5Error("cannot create checkpoint file", path, Code::kInternal);
   H5Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
   H5Pset_create_intermediate_group(lcpl.get(), 1);
+  H5Pset_char_encoding(lcpl.get(), H5T_CSET_UTF8);  // h5ls and h5py show the names as written
   // Every byte of a dataset is written by us: filling it first would write
   // the file twice.
   H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
@@ -253,7 +278,7 @@ Status ShardReader::ReadIndex() {
   const hid_t root = file_.get();
   std::string format;
   int64_t shard = -1, num_shards = -1;
-  if (!ReadStringAttr(root, "format", &format) || format != kFormat ||
+  if (!ReadStringAttr(root, "format", &format) || (format != kFormat && format != kFormat1) ||
       !ReadScalarAttr(root, "step", H5T_NATIVE_INT64, &index_.step) ||
       !ReadScalarAttr(root, "shard", H5T_NATIVE_INT64, &shard) ||
       !ReadScalarAttr(root, "num_shards", H5T_NATIVE_INT64, &num_shards) ||
@@ -263,13 +288,11 @@ Status ShardReader::ReadIndex() {
   }
   index_.shard = static_cast<int>(shard);
   index_.num_shards = static_cast<int>(num_shards);
-  Visit visit;
-  if (H5Ovisit2(root, H5_INDEX_NAME, H5_ITER_INC, CollectDatasets, &visit, H5O_INFO_BASIC) < 0) {
-    return Hdf5Error("cannot list the variables of checkpoint file", path_);
-  }
-  if (visit.other) return errors::DataLoss("checkpoint file '", path_, "' holds objects other than groups and datasets");
-  for (const std::string& name : visit.datasets) {
-    H5Handle dset(H5Dopen2(root, name.c_str(), H5P_DEFAULT), H5Dclose);
+  format_ = format == kFormat ? 2 : 1;
+  std::vector<std::pair<std::string, std::string>> variables;
+  TACT_RETURN_IF_ERROR(ListVariables(&variables));
+  for (const auto& [name, dataset] : variables) {
+    H5Handle dset(H5Dopen2(root, dataset.c_str(), H5P_DEFAULT), H5Dclose);
     if (!dset.valid()) return Hdf5Error("cannot open variable '" + name + "' of checkpoint file", path_);
     StoredVariable v;
     v.name = name;
@@ -284,6 +307,35 @@ Status ShardReader::ReadIndex() {
   std::sort(index_.variables.begin(), index_.variables.end(),
             [](const StoredVariable& a, const StoredVariable& b) { return a.name < b.name; });
   return Status::OK();
+}
+
+Status ShardReader::ListVariables(std::vector<std::pair<std::string, std::string>>* out) const {
+  Visit visit;
+  if (H5Ovisit2(file_.get(), H5_INDEX_NAME, H5_ITER_INC, CollectDatasets, &visit, H5O_INFO_BASIC) < 0) {
+    return Hdf5Error("cannot list the variables of checkpoint file", path_);
+  }
+  if (visit.other) return errors::DataLoss("checkpoint file '", path_, "' holds objects other than groups and datasets");
+  for (const std::string& dataset : visit.datasets) {
+    if (format_ == 1) {
+      out->emplace_back(dataset, dataset);
+      continue;
+    }
+    // The name attribute says whose value it is; its path must agree.
+    H5Handle dset(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose);
+    std::string name;
+    if (!dset.valid() || !ReadStringAttr(dset.get(), "name", &name) ||
+        !ValidateVariableName(name).ok() || ValuePath(name) != dataset) {
+      return errors::DataLoss("checkpoint file '", path_, "': dataset '", dataset,
+                              "' is not a variable's value (its name attribute is missing or does "
+                              "not match its path)");
+    }
+    out->emplace_back(name, dataset);
+  }
+  return Status::OK();
+}
+
+std::string ShardReader::DatasetOf(const std::string& name) const {
+  return format_ == 1 ? name : ValuePath(name);
 }
 
 namespace {
@@ -312,7 +364,7 @@ StatusOr<Tensor> ShardReader::Read(const StoredVariable& v) const {
   auto bad = [&](const std::string& why) {
     return errors::DataLoss("variable '", v.name, "' in checkpoint file '", path_, "': ", why);
   };
-  H5Handle dset(H5Dopen2(file_.get(), v.name.c_str(), H5P_DEFAULT), H5Dclose);
+  H5Handle dset(H5Dopen2(file_.get(), DatasetOf(v.name).c_str(), H5P_DEFAULT), H5Dclose);
   if (!dset.valid()) return Hdf5Error("cannot open variable '" + v.name + "' of checkpoint file", path_);
   TACT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), v.dtype, v.shape));
   if (t.NumElements() > 0) {

@@ -1,13 +1,21 @@
 // One shard of a checkpoint as an HDF5 file: its writer, and a reader that
 // lists the variables from their attributes and reads each one checked.
 //
-// File layout (format "tact-checkpoint-1"):
+// File layout (format "tact-checkpoint-2"; docs/checkpoints.md):
 //   /                      attributes format, step, shard, num_shards,
 //                          wall_time, checksum_algorithm
-//   /<variable name>       a dataset of the variable's dtype (hdf5_util.h)
-//                          and shape (a scalar is a scalar dataspace);
-//                          attributes dtype ("float", as DataTypeString),
-//                          step, wall_time, checksum (uint64, checksum.h)
+//   /<c1>/<c2>/.../<cn>    a group per component of a variable's name
+//                          (UTF-8), so that a variable's slots
+//                          ("kernel/Adam") hang under its own group
+//   /<c1>/.../<cn>/:value  the variable: a dataset of its dtype
+//                          (hdf5_util.h) and shape (a scalar is a scalar
+//                          dataspace); attributes name (the full name),
+//                          dtype ("float", as DataTypeString), step,
+//                          wall_time, checksum (uint64, checksum.h)
+// ':' never occurs in a TensorFlow name, so ":value" cannot be a component;
+// a component of another name has '%' and ':' escaped as %25 and %3A.
+// Format 1 (a dataset at the variable's full name, so that no variable
+// could be the prefix of another) is still read.
 #pragma once
 
 #include <memory>
@@ -21,8 +29,13 @@
 namespace tact::checkpoint_internal {
 
 // InvalidArgument unless `name` is a '/'-separated path of non-empty
-// components other than "." and "..", with no leading or trailing '/'.
+// components other than "." and "..", with no leading or trailing '/', of
+// at most kMaxVariableNameBytes.
+inline constexpr size_t kMaxVariableNameBytes = 4096;
 Status ValidateVariableName(const std::string& name);
+
+// Where format 2 keeps the variable `name` (a valid one).
+std::string ValuePath(const std::string& name);
 
 // Creates the HDF5 file `path` (which must not exist) and writes the
 // variables into it, then closes it. No fsync: the caller commits the file
@@ -64,9 +77,13 @@ class ShardReader {
  private:
   ShardReader(std::string path, H5Handle file) : path_(std::move(path)), file_(std::move(file)) {}
   Status ReadIndex();
+  // The variables' datasets, by name, each checked against its path.
+  Status ListVariables(std::vector<std::pair<std::string, std::string>>* out) const;
+  std::string DatasetOf(const std::string& name) const;
 
   std::string path_;
   H5Handle file_;
+  int format_ = 0;
   ShardIndex index_;
 };
 

@@ -11,6 +11,7 @@ packages=(
   libcapnp-dev capnproto libssl-dev
   openssl  # the TLS tests make their certificates with it
   libhdf5-dev hdf5-tools
+  python3-h5py  # the checkpoint tests read tact's files with h5py, the reference reader
   libeigen3-dev
   libopenblas-dev
   libgoogle-perftools-dev

@@ -44,7 +44,7 @@ class CorruptionTest : public CheckpointDirTest {
 TEST_F(CorruptionTest, AFlippedDataByteIsAChecksumErrorNamingTheVariable) {
   TACT_ASSERT_OK(Save(dir(), 10, DenseModel(10)));
   TACT_ASSERT_OK(Save(dir(), 20, DenseModel(20)));
-  const int64_t offset = DataOffset(Path(kShard20), "dense_1/kernel");
+  const int64_t offset = DataOffset(Path(kShard20), "dense_1/kernel/:value");
   ASSERT_GT(offset, 0);
   FlipByte(Path(kShard20), offset + 5);
 

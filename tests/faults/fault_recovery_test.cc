@@ -49,7 +49,23 @@ class FaultRecoveryTest : public ::testing::Test {
   std::string dir_;
 };
 
-TEST_F(FaultRecoveryTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
+// Every optimizer, the default (Adam) first: Adam and Momentum keep slots
+// named under their variables ("kernel/Adam"), which checkpoints must
+// hold beside the variables themselves.
+class EveryOptimizerTest : public FaultRecoveryTest,
+                           public ::testing::WithParamInterface<const char*> {
+ protected:
+  TrainOptions Options(const std::string& name, std::vector<std::string> faults) {
+    TrainOptions o = FaultRecoveryTest::Options(std::string(GetParam()) + "_" + name, std::move(faults));
+    o.optimizer = GetParam();
+    if (o.optimizer != "sgd") o.learning_rate = TrainOptions().learning_rate;
+    return o;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Optimizers, EveryOptimizerTest, ::testing::Values("adam", "momentum", "sgd"));
+
+TEST_P(EveryOptimizerTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
   auto clean = Train(Options("clean", {}));
   ASSERT_TRUE(clean.ok()) << clean.status().ToString();
   EXPECT_EQ(clean->recoveries, 0);
@@ -211,7 +227,7 @@ TEST_F(FaultRecoveryTest, TheRestartLimitEndsARunWhoseTaskKeepsDying) {
 // The cnn's dropout draws its masks from (seed, global step), and the
 // global step is restored with the other variables: the steps run again
 // after a restore draw the masks they drew before the fault.
-TEST_F(FaultRecoveryTest, DropoutDrawsTheSameMasksAfterARestore) {
+TEST_P(EveryOptimizerTest, DropoutDrawsTheSameMasksAfterARestore) {
   auto cnn = [&](const std::string& name, std::vector<std::string> faults) {
     TrainOptions o = Options(name, std::move(faults));
     o.model = "cnn";
