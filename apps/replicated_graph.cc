@@ -128,6 +128,43 @@ void SpreadVariables(GraphDef& def, int ps) {
   }
 }
 
+bool IsStatelessRandom(const NodeDef& n) {
+  return n.op == "StatelessRandomUniform" || n.op == "StatelessRandomNormal" ||
+         n.op == "StatelessTruncatedNormal";
+}
+
+// Tower k's copy of a stateless random op draws from seed + k * stride
+// (the seed's first number; the second is the step), so that each
+// replica's dropout has masks of its own, the same in every run: the
+// clone shares tower 0's seed input, which lies outside the tower.
+void OffsetSeed(NodeDef& clone, int k, std::vector<NodeDef>* added) {
+  DataType tseed = DT_INT64;
+  (void)GetAttr(clone.attrs, "Tseed", &tseed);
+  Tensor offset(tseed, TensorShape({2}));
+  if (tseed == DT_INT32) {
+    offset.data<int32_t>()[0] = k * 7919;  // stays in range for any worker count here
+    offset.data<int32_t>()[1] = 0;
+  } else {
+    offset.data<int64_t>()[0] = int64_t{k} * 0x5DEECE66D;
+    offset.data<int64_t>()[1] = 0;
+  }
+  NodeDef c;
+  c.name = clone.name + "/replica_seed_offset";
+  c.op = "Const";
+  c.device = clone.device;
+  c.attrs["dtype"] = AttrValue::Type(tseed);
+  c.attrs["value"] = AttrValue::FromTensor(offset);
+  NodeDef add;
+  add.name = clone.name + "/replica_seed";
+  add.op = "Add";
+  add.device = clone.device;
+  add.inputs = {clone.inputs[1], c.name};
+  add.attrs["T"] = AttrValue::Type(tseed);
+  clone.inputs[1] = add.name;
+  added->push_back(std::move(c));
+  added->push_back(std::move(add));
+}
+
 // Adds towers 1..W-1 as clones of tower 0 and pins every tower to its
 // worker. `sums` are the sync mode's AddN nodes: input k becomes tower k's.
 void Replicate(GraphDef& def, const std::set<std::string>& tower, const std::set<std::string>& sums,
@@ -146,7 +183,10 @@ void Replicate(GraphDef& def, const std::set<std::string>& tower, const std::set
       c.name = TowerName(k, n.name);
       for (std::string& in : c.inputs) in = Renamed(in, k, tower);
       if (pinned.count(n.name)) c.device = WorkerDevice(k);
+      std::vector<NodeDef> seeds;
+      if (IsStatelessRandom(c) && c.inputs.size() == 2) OffsetSeed(c, k, &seeds);
       clones.push_back(std::move(c));
+      for (NodeDef& d : seeds) clones.push_back(std::move(d));
     }
   }
   for (NodeDef& n : def.nodes) {

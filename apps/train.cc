@@ -129,8 +129,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--fault", o.faults,
                   "inject a fault: kill:JOB:TASK@step=N, kill:JOB:TASK@checkpoint, drop:JOB:TASK@step=N, "
                   "pause:JOB:TASK@step=N, crash:JOB:TASK@step=N, corrupt-latest-checkpoint@step=N (repeatable)");
-  cmd->add_option("--chaos", o.chaos_seed, "draw --chaos-faults random faults from this seed");
-  cmd->add_option("--chaos-faults", o.chaos_faults, "how many random faults");
+  CLI::Option* chaos = cmd->add_option("--chaos", o.chaos_seed, "draw --chaos-faults random faults from this seed");
+  CLI::Option* chaos_faults = cmd->add_option("--chaos-faults", o.chaos_faults, "how many random faults (default 3)");
   cmd->add_option("--max-restarts", o.max_restarts, "restarts allowed within --restart-window");
   cmd->add_option("--restart-window", o.restart_window_secs, "seconds");
   cmd->add_option("--task-wait", o.task_wait_secs,
@@ -138,7 +138,11 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--step-timeout", o.step_timeout_ms,
                   "on a cluster, abort (and recover) a step running longer than this many ms");
   cmd->add_flag("--json", flags->json, "print one JSON line at the end");
-  cmd->callback([flags, &run] { run = [flags] { return RunTrain(*flags); }; });
+  cmd->callback([flags, chaos, chaos_faults, &run] {
+    // A seed alone would draw nothing.
+    if (chaos->count() > 0 && chaos_faults->count() == 0) flags->options.chaos_faults = 3;
+    run = [flags] { return RunTrain(*flags); };
+  });
 }
 
 }  // namespace tact::apps
