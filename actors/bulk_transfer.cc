@@ -53,6 +53,7 @@ struct BulkSender::Lane {
   struct Job {
     std::string host;
     uint16_t port = 0;
+    uint64_t epoch = 0;
     int64_t step_id = 0;
     std::string key;
     Tensor tensor;
@@ -73,7 +74,7 @@ struct BulkSender::Lane {
       Job job = std::move(jobs.front());
       jobs.pop_front();
       lock.unlock();
-      Status s = links->Send(task, job.host, job.port, job.step_id, job.key, job.tensor);
+      Status s = links->Send(task, job.host, job.port, job.epoch, job.step_id, job.key, job.tensor);
       if (!s.ok()) job.on_error(s);
       job = Job();  // the tensor's reference goes here, off the lock
       lock.lock();
@@ -100,7 +101,7 @@ BulkSender::~BulkSender() {
   }
 }
 
-void BulkSender::Send(const std::string& task, const std::string& host, uint16_t port, int64_t step_id,
+void BulkSender::Send(const std::string& task, const std::string& host, uint16_t port, uint64_t epoch, int64_t step_id,
                       const std::string& key, const Tensor& tensor, OnError on_error) {
   Lane* lane;
   {
@@ -113,7 +114,7 @@ void BulkSender::Send(const std::string& task, const std::string& host, uint16_t
     lane = slot.get();
   }
   std::lock_guard<std::mutex> lock(lane->mu);
-  lane->jobs.push_back(Lane::Job{host, port, step_id, key, tensor, std::move(on_error)});
+  lane->jobs.push_back(Lane::Job{host, port, epoch, step_id, key, tensor, std::move(on_error)});
   lane->cv.notify_one();
 }
 

@@ -76,9 +76,10 @@ class BulkSender {
   ~BulkSender();  // drops what is queued and joins the threads
 
   // Queues `tensor` (a reference: its bytes are not copied) for the
-  // rendezvous of `step_id` in `task`, whose links listen at host:port.
-  // Tensors for one task leave in the order queued.
-  void Send(const std::string& task, const std::string& host, uint16_t port, int64_t step_id,
+  // rendezvous of `step_id` in `task`, whose links listen at host:port, on
+  // the link of `epoch` (TensorLinks::Send). Tensors for one task leave in
+  // the order queued.
+  void Send(const std::string& task, const std::string& host, uint16_t port, uint64_t epoch, int64_t step_id,
             const std::string& key, const Tensor& tensor, OnError on_error);
 
  private:

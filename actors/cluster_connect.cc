@@ -4,6 +4,7 @@
 #include <caf/openssl/all.hpp>
 #include <thread>
 
+#include "actors/cluster_gate.h"
 #include "actors/wire_auth.h"
 
 namespace tact {
@@ -18,14 +19,23 @@ StatusOr<caf::actor> ConnectTask(caf::actor_system& system, const std::string& t
                                  const TaskAddress& address,
                                  std::chrono::steady_clock::time_point deadline) {
   for (;;) {
-    caf::expected<caf::actor> a =
-        system.has_openssl_manager()
-            ? caf::openssl::remote_actor<caf::actor>(system, address.host, address.port)
-            : system.middleman().remote_actor(address.host, address.port);
-    if (a) return std::move(*a);
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return errors::Unavailable("cannot reach task ", task, " at ", address.ToString(), ": ",
-                                 system.render(a.error()));
+    caf::scoped_actor self{system};
+    caf::actor actor;
+    caf::error error;
+    self->request(ConnectionManager(system), kDescribeTimeout, caf::connect_atom::value, address.host,
+                  address.port)
+        .receive(
+            [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+              actor = caf::actor_cast<caf::actor>(ptr);
+            },
+            [&](caf::error& e) { error = std::move(e); });
+    if (actor) return actor;
+    const Status why = FromCafError(error);
+    // A process without the secret will not have it a moment later.
+    const bool refused = why.code() == Code::kUnauthenticated;
+    if (refused || std::chrono::steady_clock::now() >= deadline) {
+      return Status(refused ? Code::kUnauthenticated : Code::kUnavailable,
+                    "cannot reach task " + task + " at " + address.ToString() + ": " + why.message());
     }
     std::this_thread::sleep_for(kRetry);
   }
@@ -68,15 +78,14 @@ void UseNetworking(caf::actor_system_config& cfg, const ClusterTls& tls) {
   cfg.set("middleman.workers", size_t{0});
 }
 
-caf::expected<uint16_t> PublishTask(caf::actor_system& system, const caf::actor& task,
-                                    uint16_t port, const std::string& host) {
-  if (system.has_openssl_manager()) return caf::openssl::publish(task, port, host.c_str(), true);
-  return system.middleman().publish(task, port, host.c_str(), /*reuse=*/true);
+caf::expected<uint16_t> PublishTaskOverTls(caf::actor_system&, const caf::actor& task,
+                                           uint16_t port, const std::string& host) {
+  return caf::openssl::publish(task, port, host.c_str(), /*reuse=*/true);
 }
 
-caf::io::middleman_actor ConnectionManager(caf::actor_system& system) {
-  return system.has_openssl_manager() ? system.openssl_manager().actor_handle()
-                                      : system.middleman().actor_handle();
+caf::actor ConnectionManager(caf::actor_system& system) {
+  return system.has_openssl_manager() ? caf::actor_cast<caf::actor>(system.openssl_manager().actor_handle())
+                                      : GatedConnector(system);
 }
 
 StatusOr<std::vector<DeviceEndpoint>> ConnectCluster(caf::actor_system& system,

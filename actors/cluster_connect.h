@@ -23,12 +23,14 @@ inline constexpr const char* kDescribeProof = "tact::describe";
 // the openssl module when `tls` is enabled.
 void UseNetworking(caf::actor_system_config& cfg, const ClusterTls& tls = {});
 
-// Publishes a task actor at host:port, over TLS where the system has it.
-caf::expected<uint16_t> PublishTask(caf::actor_system& system, const caf::actor& task,
-                                    uint16_t port, const std::string& host);
-// The middleman actor that makes this system's cluster connections (its
-// connect_atom request answers with the peer's published actor).
-caf::io::middleman_actor ConnectionManager(caf::actor_system& system);
+// Publishes a task actor at host:port over TLS (the system has it).
+// Without TLS a worker listens through its gate instead (cluster_gate.h).
+caf::expected<uint16_t> PublishTaskOverTls(caf::actor_system& system, const caf::actor& task,
+                                           uint16_t port, const std::string& host);
+// The actor to ask for one cluster connection: its connect_atom request
+// answers with the peer's published actor. Over TLS, the openssl manager;
+// else a new gated connector (cluster_gate.h), so call it once per request.
+caf::actor ConnectionManager(caf::actor_system& system);
 
 // Connects to every task of `cluster` (retrying until `timeout`, since
 // tasks may still be starting) and asks each what it hosts. One endpoint

@@ -7,6 +7,10 @@ namespace {
 
 // How many finished steps a task remembers, to drop late tensors of.
 constexpr size_t kFinishedSteps = 4096;
+// How many steps that only tensors have arrived for (no partition yet) a
+// task keeps: the steps of a master that died before sending its RunSteps,
+// or of a registration that was given up, must not pile up for ever.
+constexpr size_t kUnstartedSteps = 1024;
 
 // "/job:J/replica:R/task:T" of the receiving device of a rendezvous key
 // ("send;incarnation;recv;name"); empty for the client's device, whose
@@ -106,11 +110,22 @@ Status RendezvousMgr::Deliver(int64_t step_id, const std::string& key, const Ten
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (finished_.count(step_id)) return Status::OK();
+    const bool fresh = !steps_.count(step_id);
     r = FindEntry(step_id).rendezvous;
+    if (fresh) ForgetOldUnstarted(step_id);
   }
   // Into the local part: a tensor that arrived here is for a Recv here.
   auto* task = dynamic_cast<TaskRendezvous*>(r.get());
   return (task != nullptr ? task->local() : r.get())->Send(key, tensor);
+}
+
+void RendezvousMgr::ForgetOldUnstarted(int64_t step_id) {
+  unstarted_order_.push_back(step_id);
+  if (unstarted_order_.size() <= kUnstartedSteps) return;
+  const int64_t oldest = unstarted_order_.front();
+  unstarted_order_.pop_front();
+  auto it = steps_.find(oldest);
+  if (it != steps_.end() && it->second.users_left < 0) steps_.erase(it);
 }
 
 size_t RendezvousMgr::size() const {

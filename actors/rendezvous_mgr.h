@@ -60,6 +60,9 @@ class RendezvousMgr {
     int users_left = -1;  // -1: made by Deliver, before any partition came
   };
   Entry& FindEntry(int64_t step_id);  // holding mu_
+  // Holding mu_: `step_id` was made by Deliver; drops the oldest such step
+  // that no partition has started, past a bound.
+  void ForgetOldUnstarted(int64_t step_id);
 
   const std::string local_task_;
   const RemoteSend remote_;
@@ -69,6 +72,7 @@ class RendezvousMgr {
   // back to life.
   std::deque<int64_t> finished_order_;
   std::unordered_set<int64_t> finished_;
+  std::deque<int64_t> unstarted_order_;  // steps made by Deliver, oldest first
 };
 
 }  // namespace tact

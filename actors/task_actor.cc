@@ -23,12 +23,18 @@ Peer PeerTable::Find(const std::string& task) {
 
 void PeerTable::Add(const std::string& task, Peer peer) {
   std::lock_guard<std::mutex> lock(mu_);
+  peer.epoch = ++epochs_;
   peers_[task] = std::move(peer);
 }
 
 void PeerTable::Remove(const std::string& task) {
   std::lock_guard<std::mutex> lock(mu_);
   peers_.erase(task);
+}
+
+size_t PeerTable::size() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return peers_.size();
 }
 
 namespace {
@@ -208,6 +214,10 @@ caf::result<uint16_t> Hello(TaskSelf* self, const std::string& task, const caf::
     std::fprintf(stderr, "tact worker %s: refused a hello as %s: %s\n", self->state.task.c_str(),
                  task.c_str(), s.message().c_str());
     return ToCafError(errors::Unauthenticated("task ", self->state.task, " refuses a peer without the cluster's secret"));
+  }
+  if (!self->state.cluster.Address(task).ok() || task == self->state.task) {
+    return ToCafError(errors::InvalidArgument("task ", self->state.task, " refuses a hello from '", task,
+                                              "', which is not another task of its cluster"));
   }
   self->state.peers->Add(task, PeerAt(self->state, task, actor, link_port));
   return self->state.link_port;

@@ -17,6 +17,9 @@
 //   WireRendezvousTensor           -> a Send of another task, for a Recv here
 //   WireHealthPing                 -> the ping, with this task's incarnation
 //
+// Only the tasks of the cluster spec may say hello, so the peer table holds
+// at most one entry per task; a master's "forget" drops one that is gone.
+//
 // Each pair of tasks shares one connection, made by the lower-named task
 // when a master introduces the cluster, before any step: CAF closes a
 // second connection between two nodes as redundant, and over TLS that
@@ -43,6 +46,7 @@ struct Peer {
   caf::actor actor;
   std::string host;
   uint16_t link_port = 0;
+  uint64_t epoch = 0;  // new with every Add: a peer met again gets new links
 };
 
 // The other tasks, by task name: read by Send kernels on device threads,
@@ -52,10 +56,12 @@ class PeerTable {
   Peer Find(const std::string& task);  // an empty actor when unknown
   void Add(const std::string& task, Peer peer);
   void Remove(const std::string& task);
+  size_t size();
 
  private:
   std::mutex mu_;
   std::map<std::string, Peer> peers_;
+  uint64_t epochs_ = 0;
 };
 
 struct TaskActorConfig {

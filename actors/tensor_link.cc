@@ -168,6 +168,7 @@ struct FrameHeader {
 struct TensorLinks::Outgoing {
   std::string peer;
   uint16_t port = 0;  // the peer's; a restarted peer listens on another
+  uint64_t epoch = 0;
   int fd = -1;
   std::mutex mu;
   std::condition_variable cv;
@@ -271,29 +272,40 @@ std::unique_ptr<TensorLinks> TensorLinks::SendOnly(const std::string& task, cons
 }
 
 TensorLinks::~TensorLinks() {
-  std::vector<std::thread> readers;
   std::map<std::string, std::shared_ptr<Outgoing>> outgoing;
   {
     std::lock_guard<std::mutex> lock(incoming_mu_);
     closing_ = true;
     // Wakes the acceptor and every reader out of their blocking calls.
     if (listener_ >= 0) shutdown(listener_, SHUT_RDWR);
-    for (int fd : incoming_fds_) shutdown(fd, SHUT_RDWR);
-    readers.swap(readers_);
+    for (const auto& [fd, thread] : readers_) shutdown(fd, SHUT_RDWR);
   }
   {
     std::lock_guard<std::mutex> lock(outgoing_mu_);
     outgoing.swap(outgoing_);
   }
   if (acceptor_.joinable()) acceptor_.join();
-  for (std::thread& t : readers) t.join();
-  for (int fd : incoming_fds_) close(fd);
+  std::unique_lock<std::mutex> lock(incoming_mu_);
+  readers_done_.wait(lock, [&] { return readers_.empty(); });
+  for (std::thread& t : finished_readers_) t.join();
   if (listener_ >= 0) close(listener_);
+}
+
+// Joins the readers whose links have closed: a peer that restarts or
+// reconnects a thousand times must not leave a thousand threads behind.
+void TensorLinks::JoinFinishedReaders() {
+  std::vector<std::thread> finished;
+  {
+    std::lock_guard<std::mutex> lock(incoming_mu_);
+    finished.swap(finished_readers_);
+  }
+  for (std::thread& t : finished) t.join();
 }
 
 void TensorLinks::AcceptLoop() {
   for (;;) {
     const int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    JoinFinishedReaders();
     std::lock_guard<std::mutex> lock(incoming_mu_);
     if (closing_) {
       if (fd >= 0) close(fd);
@@ -303,9 +315,22 @@ void TensorLinks::AcceptLoop() {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       return;
     }
-    incoming_fds_.push_back(fd);
-    readers_.emplace_back([this, fd] { ReadLoop(fd); });
+    readers_.emplace(fd, std::thread([this, fd] {
+      ReadLoop(fd);
+      ReaderDone(fd);
+    }));
   }
+}
+
+// Under the lock, so that no shutdown() of the destructor can reach the fd
+// once its number may belong to another socket.
+void TensorLinks::ReaderDone(int fd) {
+  std::lock_guard<std::mutex> lock(incoming_mu_);
+  auto it = readers_.find(fd);
+  finished_readers_.push_back(std::move(it->second));
+  readers_.erase(it);
+  close(fd);
+  readers_done_.notify_all();
 }
 
 // The server's side of the handshake, then frames until the peer closes.
@@ -370,11 +395,14 @@ void TensorLinks::ReadLoop(int fd) {
 
 StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::string& peer,
                                                                      const std::string& host,
-                                                                     uint16_t port) {
+                                                                     uint16_t port, uint64_t epoch) {
+  auto current = [&](const std::shared_ptr<Outgoing>& l) {
+    return l != nullptr && !l->broken && l->port == port && l->epoch == epoch;
+  };
   {
     std::lock_guard<std::mutex> lock(outgoing_mu_);
     auto it = outgoing_.find(peer);
-    if (it != outgoing_.end() && !it->second->broken && it->second->port == port) return it->second;
+    if (it != outgoing_.end() && current(it->second)) return it->second;
   }
   auto fail = [&](const std::string& what) {
     return errors::Unavailable("task ", task_, " cannot open its tensor link to task ", peer, " at ",
@@ -399,6 +427,7 @@ StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::
   auto link = std::make_shared<Outgoing>();
   link->peer = peer;
   link->port = port;
+  link->epoch = epoch;
   link->fd = fd;
   const std::string client_nonce = Nonce();
   std::string server_nonce, server_task, server_proof;
@@ -419,13 +448,13 @@ StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::
   std::shared_ptr<Outgoing>& slot = outgoing_[peer];
   // Another thread may have linked meanwhile; either link works, the
   // first stays.
-  if (slot == nullptr || slot->broken || slot->port != port) slot = link;
+  if (!current(slot)) slot = link;
   return slot;
 }
 
-Status TensorLinks::Send(const std::string& peer, const std::string& host, uint16_t port, int64_t step_id,
-                         const std::string& key, const Tensor& tensor) {
-  TACT_ASSIGN_OR_RETURN(std::shared_ptr<Outgoing> link, LinkTo(peer, host, port));
+Status TensorLinks::Send(const std::string& peer, const std::string& host, uint16_t port, uint64_t epoch,
+                         int64_t step_id, const std::string& key, const Tensor& tensor) {
+  TACT_ASSIGN_OR_RETURN(std::shared_ptr<Outgoing> link, LinkTo(peer, host, port, epoch));
   FrameHeader h;
   h.key_bytes = static_cast<uint32_t>(key.size());
   h.step_id = step_id;

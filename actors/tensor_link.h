@@ -20,6 +20,7 @@
 // Thread-safe.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -52,19 +53,25 @@ class TensorLinks {
   static bool Carries(DataType dtype);
 
   // Sends the tensor for `key` of step `step_id` to task `peer`, listening
-  // at host:port; connects first if this is the first tensor for it.
-  // Unavailable naming the peer when it cannot be reached or the link
-  // broke.
-  Status Send(const std::string& peer, const std::string& host, uint16_t port, int64_t step_id,
-              const std::string& key, const Tensor& tensor);
+  // at host:port; connects first if this is the first tensor for it, or
+  // the first of a new `epoch`: the caller's count of its connections to
+  // the peer, which it raises when it has been cut off from the peer and
+  // reached it again. (A link's socket whose far end was shut down takes
+  // a write without an error, and the bytes are lost: the old link must
+  // not carry the next step's tensors.) Unavailable naming the peer when
+  // it cannot be reached or the link broke.
+  Status Send(const std::string& peer, const std::string& host, uint16_t port, uint64_t epoch,
+              int64_t step_id, const std::string& key, const Tensor& tensor);
 
  private:
   struct Outgoing;
   TensorLinks() = default;
   void AcceptLoop();
   void ReadLoop(int fd);
+  void ReaderDone(int fd);
+  void JoinFinishedReaders();
   StatusOr<std::shared_ptr<Outgoing>> LinkTo(const std::string& peer, const std::string& host,
-                                             uint16_t port);
+                                             uint16_t port, uint64_t epoch);
 
   std::string task_;
   std::string key_;
@@ -75,10 +82,11 @@ class TensorLinks {
   // Two locks, never held together, and neither during a handshake: a
   // task's acceptor must answer a peer's handshake while that task's own
   // Send waits for the peer's answer.
-  std::mutex incoming_mu_;  // guards closing_, incoming_fds_, readers_
+  std::mutex incoming_mu_;  // guards closing_, readers_, finished_readers_
   bool closing_ = false;
-  std::vector<int> incoming_fds_;
-  std::vector<std::thread> readers_;
+  std::map<int, std::thread> readers_;         // by the fd each reads; it closes it
+  std::vector<std::thread> finished_readers_;  // returned, to be joined
+  std::condition_variable readers_done_;
   std::mutex outgoing_mu_;
   std::map<std::string, std::shared_ptr<Outgoing>> outgoing_;  // by peer task
 };

@@ -10,6 +10,7 @@
 
 #include "actors/actor_scheduler.h"
 #include "actors/cluster_connect.h"
+#include "actors/cluster_gate.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
 #include "actors/task_actor.h"
@@ -32,6 +33,7 @@ class WorkerImpl final : public Worker {
       : task_(std::move(task)), incarnation_(NewIncarnation()), devices_(std::move(devices)) {}
 
   ~WorkerImpl() override {
+    gate_.reset();  // no connection is handed to CAF from here on
     links_.reset();  // its readers deliver into the rendezvous and run kernels
     for (const caf::actor& a : actors_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     actors_.clear();
@@ -52,7 +54,7 @@ class WorkerImpl final : public Worker {
           Peer peer = peers->Find(recv_task);
           if (!peer.actor) return errors::Unavailable("task ", task, " has no connection to task ", recv_task);
           if (*links != nullptr && peer.link_port != 0 && TensorLinks::Carries(tensor.dtype())) {
-            return (*links)->Send(recv_task, peer.host, peer.link_port, step_id, key, tensor);
+            return (*links)->Send(recv_task, peer.host, peer.link_port, peer.epoch, step_id, key, tensor);
           }
           caf::anon_send(peer.actor, WireRendezvousTensor{step_id, key, tensor});
           return Status::OK();
@@ -82,12 +84,20 @@ class WorkerImpl final : public Worker {
     if (o.on_actor_failure) {
       for (const caf::actor& a : actors_) Watch(a, o.on_actor_failure);
     }
-    caf::expected<uint16_t> port = PublishTask(*system_, actors_.back(), address.port, host);
-    if (!port) {
-      return errors::Unavailable("task ", task_, " cannot listen on ", host, ":", address.port,
-                                 ": ", system_->render(port.error()));
+    if (o.tls.enabled()) {
+      caf::expected<uint16_t> port = PublishTaskOverTls(*system_, actors_.back(), address.port, host);
+      if (!port) {
+        return errors::Unavailable("task ", task_, " cannot listen on ", host, ":", address.port,
+                                   ": ", system_->render(port.error()));
+      }
+      port_ = *port;
+      return Status::OK();
     }
-    port_ = *port;
+    StatusOr<std::unique_ptr<GateListener>> gate =
+        GateListener::Start(*system_, actors_.back(), host, address.port, ClusterKey(o.secret), task_);
+    if (!gate.ok()) return gate.status().WithPrefix("task " + task_ + " ");
+    gate_ = std::move(gate).value();
+    port_ = gate_->port();
     return Status::OK();
   }
 
@@ -125,6 +135,7 @@ class WorkerImpl final : public Worker {
   std::unique_ptr<caf::actor_system> system_;
   std::vector<caf::actor> actors_;  // the device actors, then the task actor
   std::unique_ptr<TensorLinks> links_;  // none over TLS
+  std::unique_ptr<GateListener> gate_;  // none over TLS
   uint16_t port_ = 0;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -175,6 +175,12 @@ Status LocalCluster::Signal(const std::string& task, int signal) {
   return Status::OK();
 }
 
+pid_t LocalCluster::Pid(const std::string& task) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pids_.find(task);
+  return it == pids_.end() ? 0 : it->second;
+}
+
 std::string LocalCluster::Log(const std::string& task) const {
   auto it = logs_.find(task);
   if (it == logs_.end()) return "";

@@ -61,6 +61,8 @@ class LocalCluster {
   // Stops the task's process (SIGSTOP) and resumes it `ms` later: its
   // connections go silent as if cut, then heal.
   Status Pause(const std::string& task, int ms);
+  // The task's process id now (0 for a task not in the cluster).
+  pid_t Pid(const std::string& task) const;
   // What a task's process printed so far.
   std::string Log(const std::string& task) const;
 

@@ -5,14 +5,17 @@
 // Fault injection: SIGUSR1 cuts its connections (see CutConnections);
 // SIGUSR2 ends one of its actors as a bug would, and the process exits.
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -105,16 +108,40 @@ void ExitWithParent() {
   }).detach();
 }
 
+// The signals a worker acts on, each written to a pipe by its handler and
+// read by the main thread. Not sigwait: threads that started before main
+// (OpenBLAS's) never block them, so one that arrived while the main thread
+// was busy with the last would take a blocking thread's default action and
+// end the process (seen: a worker killed by its SIGUSR1 in ~1 of 40 cuts).
+int signal_pipe[2] = {-1, -1};
+
+void OnSignal(int sig) {
+  const unsigned char b = static_cast<unsigned char>(sig);
+  const int saved = errno;
+  (void)!write(signal_pipe[1], &b, 1);
+  errno = saved;
+}
+
+int NextSignal() {
+  unsigned char b = 0;
+  for (;;) {
+    const ssize_t r = read(signal_pipe[0], &b, 1);
+    if (r == 1) return b;
+    if (r < 0 && errno == EINTR) continue;
+    return SIGTERM;
+  }
+}
+
 int RunWorker(const WorkerFlags& flags) {
-  // Blocked before any thread starts, so that every thread inherits the
-  // mask and only sigwait below sees them.
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  sigaddset(&stop, SIGUSR1);
-  sigaddset(&stop, SIGUSR2);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  if (pipe2(signal_pipe, O_CLOEXEC) != 0) {
+    std::fprintf(stderr, "tact worker: cannot make its signal pipe: %s\n", std::strerror(errno));
+    return 1;
+  }
+  struct sigaction action {};
+  action.sa_handler = OnSignal;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGUSR1, SIGUSR2}) sigaction(sig, &action, nullptr);
   StatusOr<WorkerOptions> options = ToOptions(flags);
   StatusOr<std::unique_ptr<Worker>> worker =
       options.ok() ? Worker::Start(*options) : StatusOr<std::unique_ptr<Worker>>(options.status());
@@ -127,8 +154,7 @@ int RunWorker(const WorkerFlags& flags) {
               static_cast<unsigned long long>((*worker)->incarnation()));
   std::fflush(stdout);
   ExitWithParent();
-  int sig = 0;
-  while (sigwait(&stop, &sig) == 0 && (sig == SIGUSR1 || sig == SIGUSR2)) {
+  for (int sig = NextSignal(); sig == SIGUSR1 || sig == SIGUSR2; sig = NextSignal()) {
     if (sig == SIGUSR2) {  // fault injection: the process exits through on_actor_failure
       (*worker)->CrashAnActor();
       continue;

@@ -78,10 +78,10 @@ TEST(TensorLinkTest, TensorsArriveWholeWhateverTheirSize) {
     Tensor t(DT_FLOAT, TensorShape({n}));
     for (int64_t i = 0; i < n; ++i) t.data<float>()[i] = static_cast<float>(i) * 0.5f;
     sent.push_back(t);
-    ASSERT_TRUE(a->Send("/job:w/replica:0/task:1", "127.0.0.1", b->port(), 40 + n, KeyFor(n), t).ok());
+    ASSERT_TRUE(a->Send("/job:w/replica:0/task:1", "127.0.0.1", b->port(), 0, 40 + n, KeyFor(n), t).ok());
   }
   Tensor ints = Tensor::FromVector<int64_t>({7, -8, 9});
-  ASSERT_TRUE(b->Send("/job:w/replica:0/task:0", "127.0.0.1", a->port(), 5, "ints", ints).ok());
+  ASSERT_TRUE(b->Send("/job:w/replica:0/task:0", "127.0.0.1", a->port(), 0, 5, "ints", ints).ok());
   for (const Tensor& t : sent) {
     int64_t step = 0;
     Tensor got;
@@ -101,13 +101,13 @@ TEST(TensorLinkTest, PeerWithoutTheSecretIsRefusedBothWays) {
   Inbox in, other_in;
   auto b = Start("/job:w/replica:0/task:1", kKey, &in);
   auto stranger = Start("/job:w/replica:0/task:0", ClusterKey("a different cluster's secret!"), &other_in);
-  Status s = stranger->Send("/job:w/replica:0/task:1", "127.0.0.1", b->port(), 1, "x", Tensor::Scalar<float>(1));
+  Status s = stranger->Send("/job:w/replica:0/task:1", "127.0.0.1", b->port(), 0, 1, "x", Tensor::Scalar<float>(1));
   EXPECT_EQ(s.code(), Code::kUnavailable) << s.ToString();
   EXPECT_NE(s.message().find("did not prove the cluster's secret"), std::string::npos) << s.ToString();
   // A link to the wrong task: the answering task's name is checked.
   Inbox c_in;
   auto c = Start("/job:w/replica:0/task:0", kKey, &c_in);
-  s = c->Send("/job:w/replica:0/task:7", "127.0.0.1", b->port(), 1, "x", Tensor::Scalar<float>(1));
+  s = c->Send("/job:w/replica:0/task:7", "127.0.0.1", b->port(), 0, 1, "x", Tensor::Scalar<float>(1));
   EXPECT_NE(s.message().find("the process there is '/job:w/replica:0/task:1'"), std::string::npos) << s.ToString();
 }
 
@@ -123,7 +123,7 @@ TEST(TensorLinkTest, GarbageDropsOnlyItsOwnConnection) {
   close(junk);
   // A real peer still gets through.
   auto a = Start("/job:w/replica:0/task:0", kKey, &a_in);
-  ASSERT_TRUE(a->Send("/job:w/replica:0/task:1", "127.0.0.1", b->port(), 3, "after", Tensor::Scalar<float>(2)).ok());
+  ASSERT_TRUE(a->Send("/job:w/replica:0/task:1", "127.0.0.1", b->port(), 0, 3, "after", Tensor::Scalar<float>(2)).ok());
   int64_t step = 0;
   Tensor got;
   ASSERT_TRUE(in.Wait("after", &step, &got));

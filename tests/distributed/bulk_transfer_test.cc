@@ -27,8 +27,8 @@ class BusyLoops {
       const pid_t pid = fork();
       if (pid == 0) {
         alarm(120);
-        for (volatile uint64_t x = 0;; x = x + 1) {
-        }
+        volatile uint64_t spins = 0;
+        for (;;) spins = spins + 1;
       }
       if (pid > 0) pids_.push_back(pid);
     }

@@ -1,11 +1,20 @@
-// A cluster's secret against real worker processes: a master without it is
-// refused before any graph is accepted; messages signed with another
-// secret, malformed ones and ones over the size limit are refused; and the
-// worker serves the right master afterwards every time.
+// A cluster's secret against real worker processes: a connection that
+// does not prove it is closed before CAF reads a byte (a master with
+// another secret, a plain CAF node with its exit message, a recorded
+// handshake sent again); past the gate, malformed and oversize messages
+// are still refused; and the worker serves the right master afterwards
+// every time.
 #include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <caf/io/all.hpp>
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include "actors/actor_scheduler.h"
@@ -88,21 +97,112 @@ TEST(SecurityTest, MasterWithoutTheSecretIsRefusedBeforeAnyGraph) {
   ASSERT_FALSE(session.ok());
   EXPECT_EQ(session.status().code(), Code::kUnauthenticated) << session.status().ToString();
   EXPECT_NE(session.status().message().find(kTask0), std::string::npos) << session.status().ToString();
-  EXPECT_TRUE(LogShows(*cluster, "refused a master")) << cluster->Log(kTask0);
+  EXPECT_TRUE(LogShows(*cluster, "refused a connection")) << cluster->Log(kTask0);
   ExpectServes(*cluster);
 }
 
-// A process that speaks CAF to the worker directly, skipping the
-// handshake a Session does.
+// A plain CAF node (no secret, CAF's own remote_actor) reaches no actor of
+// the worker: its connection is closed at the gate (actors/cluster_gate.h)
+// before CAF reads a byte, so it cannot send the exit message that used to
+// end the worker's actors. The worker serves on, as the same process.
+TEST(SecurityTest, APlainCafNodeGetsNoActorToSendAnExitMessageTo) {
+  auto cluster = StartWorker();
+  ASSERT_NE(cluster, nullptr);
+  ExpectServes(*cluster);
+  const pid_t worker = cluster->Pid(kTask0);
+  caf::actor_system_config cfg;
+  cfg.load<caf::io::middleman>();
+  caf::actor_system plain{cfg};
+  const TaskAddress a = *cluster->spec().Address(kTask0);
+  for (int i = 0; i < 3; ++i) {
+    caf::expected<caf::actor> task = plain.middleman().remote_actor(a.host, a.port);
+    ASSERT_FALSE(task) << "a node without the secret got the task actor";
+    if (task) caf::anon_send_exit(*task, caf::exit_reason::kill);
+  }
+  EXPECT_TRUE(LogShows(*cluster, "refused a connection")) << cluster->Log(kTask0);
+  ExpectServes(*cluster);
+  EXPECT_EQ(cluster->Pid(kTask0), worker);
+  EXPECT_EQ(kill(worker, 0), 0) << "the worker exited";
+}
+
+// The gate's handshake by hand: what a client sends when it proves the
+// secret, and whether the server let it in.
+class GateHandshake {
+ public:
+  explicit GateHandshake(const TaskAddress& a) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(a.port);
+    inet_pton(AF_INET, a.host.c_str(), &addr.sin_addr);
+    timeval tv{5, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~GateHandshake() { close(fd_); }
+  bool connected() const { return connected_; }
+  void Send(const std::string& bytes) { ASSERT_EQ(write(fd_, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size())); }
+  std::string Read(size_t n) {
+    std::string out(n, '\0');
+    size_t got = 0;
+    while (got < n) {
+      const ssize_t r = read(fd_, out.data() + got, n - got);
+      if (r <= 0) break;
+      got += static_cast<size_t>(r);
+    }
+    out.resize(got);
+    return out;
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+// A handshake recorded off a good connection and sent again on a new one
+// is refused: the server's nonce is new, so the recorded proof is not one.
+TEST(SecurityTest, ARecordedHandshakeSentAgainIsRefused) {
+  auto cluster = StartWorker();
+  ASSERT_NE(cluster, nullptr);
+  ExpectServes(*cluster);  // it listens
+  const TaskAddress a = *cluster->spec().Address(kTask0);
+  const std::string key = ClusterKey(cluster->secret());
+  const std::string client_nonce(16, 'n');
+  std::string recorded = std::string("TACTGATE") + client_nonce;
+  {
+    GateHandshake good(a);
+    ASSERT_TRUE(good.connected());
+    good.Send(recorded);
+    const std::string server = good.Read(16 + kWireTrailerBytes);
+    ASSERT_EQ(server.size(), 16 + kWireTrailerBytes);
+    const std::string server_nonce = server.substr(0, 16);
+    ASSERT_TRUE(VerifyWithKey(key, "tact::gate-server", client_nonce + server_nonce, server.substr(16)).ok());
+    StatusOr<std::string> proof = SignWithKey(key, "tact::gate-client", client_nonce + server_nonce);
+    ASSERT_TRUE(proof.ok());
+    good.Send(*proof);
+    recorded += *proof;
+    EXPECT_EQ(good.Read(1), "Y") << "the real handshake was refused";
+  }
+  GateHandshake replay(a);
+  ASSERT_TRUE(replay.connected());
+  replay.Send(recorded);
+  replay.Read(16 + kWireTrailerBytes);
+  EXPECT_EQ(replay.Read(1), "") << "a replayed handshake was let in";
+  EXPECT_TRUE(LogShows(*cluster, "refused a connection")) << cluster->Log(kTask0);
+  ExpectServes(*cluster);
+}
+
+// A process that passes the gate (it holds the secret) but speaks CAF to
+// the worker directly, skipping the handshake a Session does.
 class RogueTest : public ::testing::Test {
  protected:
   void SetUp() override {
     cluster_ = StartWorker();
     ASSERT_NE(cluster_, nullptr);
   }
-  // An actor system with `secret` (none if empty) that knows the runtime's
-  // messages, or, with `junk`, only JunkRunStep under WireRunStep's name.
-  void Connect(const std::string& secret, bool junk) {
+  // An actor system with the cluster's secret whose messages are, with
+  // `junk`, only JunkRunStep under WireRunStep's name (unsigned bytes).
+  void Connect(bool junk) {
     UseActorScheduler(cfg_);
     UseNetworking(cfg_);
     if (junk) {
@@ -110,16 +210,15 @@ class RogueTest : public ::testing::Test {
     } else {
       AddRuntimeMessageTypes(cfg_);
     }
-    if (!secret.empty()) UseClusterSecret(cfg_, secret);
+    UseClusterSecret(cfg_, cluster_->secret());
     system_ = std::make_unique<caf::actor_system>(cfg_);
     const TaskAddress a = *cluster_->spec().Address(kTask0);
     for (int i = 0; i < 100 && !task_; ++i) {
-      auto t = system_->middleman().remote_actor(a.host, a.port);
-      if (t) {
-        task_ = *t;
-      } else {
-        std::this_thread::sleep_for(50ms);
-      }
+      caf::scoped_actor self{*system_};
+      self->request(ConnectionManager(*system_), 5s, caf::connect_atom::value, a.host, a.port)
+          .receive([&](const caf::node_id&, caf::strong_actor_ptr& p,
+                       const std::set<std::string>&) { task_ = caf::actor_cast<caf::actor>(p); },
+                   [&](caf::error&) { std::this_thread::sleep_for(50ms); });
     }
     ASSERT_TRUE(task_);
   }
@@ -144,26 +243,10 @@ class RogueTest : public ::testing::Test {
   caf::actor task_;
 };
 
-WireRegisterPartition AnyPartition() {
-  Scope s = Scope::NewRootScope();
-  Const(s.WithOpName("c"), Tensor::Scalar<float>(1));
-  WireRegisterPartition reg;
-  reg.handle = "rogue";
-  reg.device = kTask0 + "/device:CPU:0";
-  reg.graph = *s.ToGraphDef();
-  return reg;
-}
-
-TEST_F(RogueTest, GraphSignedWithAnotherSecretIsRefused) {
-  Connect("another cluster's secret, not this one", /*junk=*/false);
-  Status s = Ask(AnyPartition());
-  EXPECT_FALSE(s.ok()) << "a graph signed with the wrong secret was registered";
-  EXPECT_TRUE(LogShows(*cluster_, "refused a message")) << cluster_->Log(kTask0);
-  ExpectServes(*cluster_);
-}
-
+// Past the gate, every message is still checked: malformed ones and ones
+// over the size limit are refused, and the worker serves on.
 TEST_F(RogueTest, MalformedAndOversizeMessagesAreRefused) {
-  Connect("", /*junk=*/true);
+  Connect(/*junk=*/true);
   EXPECT_FALSE(Ask(JunkRunStep{4096, true}).ok());
   EXPECT_FALSE(Ask(JunkRunStep{kMaxWireMessageBytes + 1, false}).ok());
   EXPECT_TRUE(LogShows(*cluster_, "refused a message")) << cluster_->Log(kTask0);

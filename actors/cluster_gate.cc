@@ -1,0 +1,294 @@
+#include "actors/cluster_gate.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <caf/io/all.hpp>
+#include <caf/io/basp_broker.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "actors/wire_auth.h"
+#include "actors/wire_caf.h"
+
+namespace tact {
+namespace {
+
+constexpr char kMagic[8] = {'T', 'A', 'C', 'T', 'G', 'A', 'T', 'E'};
+constexpr size_t kNonceBytes = 16;
+constexpr char kAccepted = 'Y';
+// A handshake is four short messages: a peer that takes longer is not one.
+constexpr int kHandshakeMs = 5000;
+// Handshakes running at once on a listener; more are closed unanswered, so
+// that a flood of idle connections cannot hold a thread each.
+constexpr int kMaxHandshakes = 32;
+
+// Exactly n bytes: never more, since CAF's bytes follow the handshake's on
+// the same socket and must stay in the kernel's buffer for CAF to read.
+bool ReadExactly(int fd, void* p, size_t n) {
+  char* c = static_cast<char*>(p);
+  while (n > 0) {
+    const ssize_t r = read(fd, c, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    c += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+bool WriteAll(int fd, const void* p, size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n > 0) {
+    const ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+bool WriteProof(int fd, const StatusOr<std::string>& proof) {
+  return proof.ok() && proof->size() == kWireTrailerBytes && WriteAll(fd, proof->data(), proof->size());
+}
+
+void SetTimeouts(int fd, int ms) {
+  timeval tv{ms / 1000, (ms % 1000) * 1000};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+std::string Nonce() { return NewClusterSecret().substr(0, kNonceBytes); }
+
+// The server's side: the client's nonce, this side's nonce and proof, the
+// client's proof, and the verdict.
+bool ServerHandshake(int fd, const std::string& key) {
+  char magic[sizeof kMagic];
+  std::string client_nonce(kNonceBytes, '\0');
+  if (!ReadExactly(fd, magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 ||
+      !ReadExactly(fd, client_nonce.data(), kNonceBytes)) {
+    return false;
+  }
+  const std::string server_nonce = Nonce();
+  std::string client_proof(kWireTrailerBytes, '\0');
+  if (!WriteAll(fd, server_nonce.data(), kNonceBytes) ||
+      !WriteProof(fd, SignWithKey(key, "tact::gate-server", client_nonce + server_nonce)) ||
+      !ReadExactly(fd, client_proof.data(), client_proof.size()) ||
+      !VerifyWithKey(key, "tact::gate-client", client_nonce + server_nonce, client_proof).ok()) {
+    return false;
+  }
+  return WriteAll(fd, &kAccepted, 1);
+}
+
+Status ClientHandshake(int fd, const std::string& key, const std::string& where) {
+  const std::string client_nonce = Nonce();
+  std::string server_nonce(kNonceBytes, '\0'), server_proof(kWireTrailerBytes, '\0');
+  if (!WriteAll(fd, kMagic, sizeof kMagic) || !WriteAll(fd, client_nonce.data(), kNonceBytes) ||
+      !ReadExactly(fd, server_nonce.data(), kNonceBytes) ||
+      !ReadExactly(fd, server_proof.data(), server_proof.size())) {
+    return errors::Unavailable("the process at ", where, " broke off the cluster's handshake");
+  }
+  if (!VerifyWithKey(key, "tact::gate-server", client_nonce + server_nonce, server_proof).ok()) {
+    return errors::Unauthenticated("the process at ", where, " did not prove the cluster's secret");
+  }
+  char verdict = 0;
+  if (!WriteProof(fd, SignWithKey(key, "tact::gate-client", client_nonce + server_nonce)) ||
+      !ReadExactly(fd, &verdict, 1) || verdict != kAccepted) {
+    return errors::Unauthenticated("the process at ", where, " refused this process's proof of the "
+                                   "cluster's secret");
+  }
+  return Status::OK();
+}
+
+StatusOr<int> Dial(const std::string& host, uint16_t port, const std::string& where) {
+  addrinfo hints{}, *found = nullptr;
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || found == nullptr) {
+    return errors::Unavailable("cannot resolve ", where);
+  }
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0) SetTimeouts(fd, kHandshakeMs);  // on Linux the send timeout bounds connect() too
+  const int rc = fd < 0 ? -1 : connect(fd, found->ai_addr, found->ai_addrlen);
+  const int err = errno;
+  freeaddrinfo(found);
+  if (rc != 0) {
+    if (fd >= 0) close(fd);
+    return errors::Unavailable("cannot connect to ", where, ": ", std::strerror(err));
+  }
+  return fd;
+}
+
+caf::actor Basp(caf::actor_system& system) {
+  return system.middleman().named_broker<caf::io::basp_broker>(caf::atom("BASP"));
+}
+
+// One connection's client: the handshake on its own thread (a detached
+// actor, gone once it has answered), then the socket goes to BASP, whose
+// answer it passes on.
+caf::behavior GateClient(caf::event_based_actor* self, std::string key) {
+  return {
+      [self, key](caf::connect_atom, const std::string& host, uint16_t port) {
+        caf::response_promise rp = self->make_response_promise();
+        const std::string where = host + ":" + std::to_string(port);
+        StatusOr<int> fd = Dial(host, port, where);
+        Status s = fd.status();
+        if (s.ok()) {
+          s = ClientHandshake(*fd, key, where);
+          SetTimeouts(*fd, 0);
+          if (!s.ok()) close(*fd);
+        }
+        if (!s.ok()) {
+          rp.deliver(ToCafError(s));
+          self->quit();
+          return;
+        }
+        caf::io::scribe_ptr scribe = self->system().middleman().backend().new_scribe(*fd);
+        self->request(Basp(self->system()), caf::infinite, caf::connect_atom::value, std::move(scribe), port)
+            .then(
+                [self, rp](caf::node_id& node, caf::strong_actor_ptr& actor,
+                           std::set<std::string>& interface) mutable {
+                  rp.deliver(std::move(node), std::move(actor), std::move(interface));
+                  self->quit();
+                },
+                [self, rp](caf::error& e) mutable {
+                  rp.deliver(std::move(e));
+                  self->quit();
+                });
+      },
+  };
+}
+
+}  // namespace
+
+struct GateListener::State {
+  caf::actor_system* system = nullptr;
+  caf::strong_actor_ptr actor;
+  std::string key, who;
+  uint16_t port = 0;
+  int listener = -1;
+  std::thread acceptor;
+  std::atomic<bool> closing{false};
+  std::mutex mu;  // guards handshaking, whose fds the destructor cuts short
+  std::set<int> handshaking;
+  std::condition_variable idle;
+
+  // Hands a connection that proved the secret to BASP, as its acceptor
+  // would have; anything else is closed unread by CAF.
+  void Handshake(int fd) {
+    SetTimeouts(fd, kHandshakeMs);
+    const bool ok = !closing.load() && ServerHandshake(fd, key);
+    SetTimeouts(fd, 0);
+    std::lock_guard<std::mutex> lock(mu);
+    handshaking.erase(fd);
+    idle.notify_all();
+    if (!ok || closing.load()) {
+      std::fprintf(stderr, "tact worker %s: refused a connection: no proof of the cluster's secret\n",
+                   who.c_str());
+      close(fd);
+    } else {
+      caf::io::scribe_ptr scribe = system->middleman().backend().new_scribe(fd);
+      caf::anon_send(Basp(*system), caf::publish_atom::value, std::move(scribe), port, actor,
+                     std::set<std::string>());
+    }
+  }
+
+  void AcceptLoop(const std::shared_ptr<State>& self) {
+    for (;;) {
+      const int fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (closing.load()) {
+        if (fd >= 0) close(fd);
+        return;
+      }
+      if (fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        return;
+      }
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (handshaking.size() >= static_cast<size_t>(kMaxHandshakes)) {
+          close(fd);
+          continue;
+        }
+        handshaking.insert(fd);
+      }
+      // Detached: it ends within its timeout, or when the destructor cuts
+      // its socket, which waits for it.
+      std::thread([self, fd] { self->Handshake(fd); }).detach();
+    }
+  }
+};
+
+StatusOr<std::unique_ptr<GateListener>> GateListener::Start(caf::actor_system& system,
+                                                            const caf::actor& actor,
+                                                            const std::string& host, uint16_t port,
+                                                            const std::string& key,
+                                                            const std::string& who) {
+  auto fail = [&](const std::string& why) {
+    return errors::Unavailable("cannot listen on ", host, ":", port, ": ", why);
+  };
+  addrinfo hints{}, *found = nullptr;
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
+    return fail("cannot resolve the host");
+  }
+  sockaddr_in addr = *reinterpret_cast<sockaddr_in*>(found->ai_addr);
+  freeaddrinfo(found);
+  addr.sin_port = htons(port);
+  auto state = std::make_shared<State>();
+  state->system = &system;
+  state->actor = caf::actor_cast<caf::strong_actor_ptr>(actor);
+  state->key = key;
+  state->who = who;
+  state->listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  socklen_t len = sizeof(addr);
+  if (state->listener < 0 ||
+      setsockopt(state->listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+      bind(state->listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      listen(state->listener, 64) != 0 ||
+      getsockname(state->listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    const std::string why = std::strerror(errno);
+    if (state->listener >= 0) close(state->listener);
+    return fail(why);
+  }
+  state->port = ntohs(addr.sin_port);
+  state->acceptor = std::thread([s = state.get(), state] { s->AcceptLoop(state); });
+  std::unique_ptr<GateListener> gate(new GateListener());
+  gate->port_ = state->port;
+  gate->state_ = std::move(state);
+  return gate;
+}
+
+GateListener::~GateListener() {
+  State& s = *state_;
+  s.closing = true;
+  shutdown(s.listener, SHUT_RDWR);
+  s.acceptor.join();
+  close(s.listener);
+  // No handshake may reach the actor system once its owner destroys it.
+  std::unique_lock<std::mutex> lock(s.mu);
+  for (int fd : s.handshaking) shutdown(fd, SHUT_RDWR);
+  s.idle.wait(lock, [&] { return s.handshaking.empty(); });
+}
+
+caf::actor GatedConnector(caf::actor_system& system) {
+  return system.spawn<caf::detached>(GateClient, ClusterKeyOf(system));
+}
+
+}  // namespace tact
