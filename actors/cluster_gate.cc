@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "actors/socket_io.h"
 #include "actors/wire_auth.h"
 #include "actors/wire_caf.h"
 
@@ -33,32 +34,6 @@ constexpr int kHandshakeMs = 5000;
 // Handshakes running at once on a listener; more are closed unanswered, so
 // that a flood of idle connections cannot hold a thread each.
 constexpr int kMaxHandshakes = 32;
-
-// Exactly n bytes: never more, since CAF's bytes follow the handshake's on
-// the same socket and must stay in the kernel's buffer for CAF to read.
-bool ReadExactly(int fd, void* p, size_t n) {
-  char* c = static_cast<char*>(p);
-  while (n > 0) {
-    const ssize_t r = read(fd, c, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    c += r;
-    n -= static_cast<size_t>(r);
-  }
-  return true;
-}
-
-bool WriteAll(int fd, const void* p, size_t n) {
-  const char* c = static_cast<const char*>(p);
-  while (n > 0) {
-    const ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    c += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
 
 bool WriteProof(int fd, const StatusOr<std::string>& proof) {
   return proof.ok() && proof->size() == kWireTrailerBytes && WriteAll(fd, proof->data(), proof->size());

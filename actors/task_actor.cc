@@ -32,10 +32,6 @@ void PeerTable::Remove(const std::string& task) {
   peers_.erase(task);
 }
 
-size_t PeerTable::size() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return peers_.size();
-}
 
 namespace {
 

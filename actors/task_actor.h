@@ -56,7 +56,6 @@ class PeerTable {
   Peer Find(const std::string& task);  // an empty actor when unknown
   void Add(const std::string& task, Peer peer);
   void Remove(const std::string& task);
-  size_t size();
 
  private:
   std::mutex mu_;

@@ -16,6 +16,7 @@
 #include <deque>
 
 #include "actors/executor.h"
+#include "actors/socket_io.h"
 #include "actors/wire_auth.h"
 #include "actors/wire_caf.h"
 
@@ -30,30 +31,6 @@ constexpr uint32_t kMaxRank = 32;
 constexpr uint32_t kMaxTaskBytes = 1 << 12;
 // How long a handshake may take before the connection is dropped.
 constexpr int kHandshakeTimeoutMs = 5000;
-
-bool WriteAll(int fd, const void* p, size_t n) {
-  const char* c = static_cast<const char*>(p);
-  while (n > 0) {
-    const ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    c += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
-bool ReadAll(int fd, void* p, size_t n) {
-  char* c = static_cast<char*>(p);
-  while (n > 0) {
-    const ssize_t r = read(fd, c, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    c += r;
-    n -= static_cast<size_t>(r);
-  }
-  return true;
-}
 
 // A frame on its way out: its parts, what of them is left to write, and
 // the tensor (a reference) whose bytes the last part points into.
@@ -107,9 +84,9 @@ bool WriteString(int fd, const std::string& s) {
 
 bool ReadString(int fd, uint32_t limit, std::string* s) {
   uint32_t n = 0;
-  if (!ReadAll(fd, &n, sizeof n) || n > limit) return false;
+  if (!ReadExactly(fd, &n, sizeof n) || n > limit) return false;
   s->resize(n);
-  return ReadAll(fd, s->data(), n);
+  return ReadExactly(fd, s->data(), n);
 }
 
 // Reads a socket through a buffer, so that a small frame (header, key and
@@ -122,7 +99,7 @@ class SocketReader {
     char* d = static_cast<char*>(dst);
     Take(&d, &n);
     if (n == 0) return true;
-    if (n >= buf_.size() / 2) return ReadAll(fd_, d, n);
+    if (n >= buf_.size() / 2) return ReadExactly(fd_, d, n);
     begin_ = end_ = 0;
     while (n > 0) {
       const ssize_t r = read(fd_, buf_.data() + end_, buf_.size() - end_);
@@ -339,7 +316,7 @@ void TensorLinks::ReadLoop(int fd) {
   SetTimeout(fd, kHandshakeTimeoutMs);
   char magic[sizeof kMagic];
   std::string peer, client_nonce;
-  if (!ReadAll(fd, magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 ||
+  if (!ReadExactly(fd, magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 ||
       !ReadString(fd, kMaxTaskBytes, &peer) || !ReadString(fd, kNonceBytes, &client_nonce)) {
     std::fprintf(stderr, "tact worker %s: refused a tensor link: not a tact peer\n", task_.c_str());
     shutdown(fd, SHUT_RDWR);

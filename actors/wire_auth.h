@@ -10,15 +10,16 @@
 // master also proves the secret when it first asks a task to describe
 // itself, and a task refuses one that cannot (Unauthenticated).
 //
+// CAF's own system messages (exit, link, monitor, down) carry no
+// signature; they are covered one level down: a connection must prove the
+// secret before CAF reads a byte of it (actors/cluster_gate.h), so a
+// process without the secret never reaches an actor, and a recorded
+// handshake does not open a second connection.
+//
 // What this does not do: hide anything (without TLS the bytes, secret
-// excepted, travel in the clear), or stop an observer on the network from
-// replaying a message it saw (a replayed step is run once per partition;
-// a replayed tensor goes to a step that has finished). TLS does both.
-// Nor does it cover CAF's own system messages: without TLS, a process that
-// reaches a task can end its actors with an exit message (whose sender it
-// can forge), and the worker then exits to be started afresh
-// (actors/worker.h: on_actor_failure). Keep such clusters off networks
-// you do not trust.
+// excepted, travel in the clear), or stop someone who can hijack a TCP
+// connection on the network path from replaying or altering what travels
+// on it. TLS does both. Keep such clusters off networks you do not trust.
 //
 // Include only from actors/*.cc: it pulls in CAF.
 #pragma once
