@@ -426,7 +426,9 @@ bool HasLink(const MasterState& st, const DeviceEndpoint& d) {
 void SendByLink(Self* self, const DeviceEndpoint& d, int64_t step_id, const std::string& key,
                 const Tensor& tensor) {
   caf::actor master = caf::actor_cast<caf::actor>(self);
-  self->state.options.bulk->Send(d.task, d.host, d.link_port, self->state.attachments[d.task], step_id, key, tensor,
+  // A task attached again is a new epoch: its old link may have been cut.
+  const uint64_t epoch = self->state.attachments[d.task];
+  self->state.options.bulk->Send(d.task, d.host, d.link_port, epoch, step_id, key, tensor,
                                  [master, step_id](const Status& s) {
                                    caf::anon_send(master, bulk_failed_atom::value, step_id, ToCafError(s));
                                  });
