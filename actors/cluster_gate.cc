@@ -161,7 +161,7 @@ struct GateListener::State {
   std::condition_variable idle;
 
   // Hands a connection that proved the secret to BASP, as its acceptor
-  // would have; anything else is closed unread by CAF.
+  // would have; anything else is closed before CAF sees a byte of it.
   void Handshake(int fd) {
     SetTimeouts(fd, kHandshakeMs);
     const bool ok = !closing.load() && ServerHandshake(fd, key);
