@@ -14,6 +14,7 @@
 
 #include "actors/session.h"
 #include "apps/local_cluster.h"
+#include "cluster_test_util.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact {
@@ -43,27 +44,9 @@ class BusyLoops {
   std::vector<pid_t> pids_;
 };
 
-std::unique_ptr<apps::LocalCluster> StartWorkers() {
-  apps::LocalClusterOptions o;
-  o.binary = TACT_BINARY;
-  o.jobs = {{"worker", 2}};
-  auto cluster = apps::LocalCluster::Start(o);
-  EXPECT_TRUE(cluster.ok()) << cluster.status().ToString();
-  return cluster.ok() ? std::move(cluster).value() : nullptr;
-}
+using test_util::Connect;  // default SessionOptions: pings every 500 ms, a 2 s deadline
 
-// Default SessionOptions (pings every 500 ms, a 2 s deadline) on `cluster`.
-std::unique_ptr<Session> Connect(const apps::LocalCluster& cluster, const GraphDef& graph) {
-  SessionOptions o;
-  o.cluster = cluster.spec();
-  o.cluster_secret = cluster.secret();
-  auto session = Session::Create(o);
-  EXPECT_TRUE(session.ok()) << session.status().ToString();
-  if (!session.ok()) return nullptr;
-  Status s = (*session)->Extend(graph);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return std::move(session).value();
-}
+std::unique_ptr<apps::LocalCluster> StartWorkers() { return test_util::StartCluster({{"worker", 2}}); }
 
 constexpr int64_t k256MiBOfInt32 = int64_t{64} << 20;
 

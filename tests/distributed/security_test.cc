@@ -22,6 +22,7 @@
 #include "actors/session.h"
 #include "actors/wire_auth.h"
 #include "apps/local_cluster.h"
+#include "cluster_test_util.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact {
@@ -53,14 +54,7 @@ using namespace std::chrono_literals;
 
 const std::string kTask0 = "/job:worker/replica:0/task:0";
 
-std::unique_ptr<apps::LocalCluster> StartWorker() {
-  apps::LocalClusterOptions o;
-  o.binary = TACT_BINARY;
-  o.jobs = {{"worker", 1}};
-  auto c = apps::LocalCluster::Start(o);
-  EXPECT_TRUE(c.ok()) << c.status().ToString();
-  return c.ok() ? std::move(c).value() : nullptr;
-}
+std::unique_ptr<apps::LocalCluster> StartWorker() { return test_util::StartCluster({{"worker", 1}}); }
 
 // The worker still serves its cluster: a fresh session with the right
 // secret runs a step on it.
