@@ -19,6 +19,7 @@
 
 #include "actors/session.h"
 #include "apps/local_cluster.h"
+#include "cluster_test_util.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact {
@@ -29,25 +30,21 @@ using Clock = std::chrono::steady_clock;
 std::string Task(const std::string& job, int i) { return TaskName(job, i); }
 std::string Cpu0(const std::string& job, int i) { return Task(job, i) + "/device:CPU:0"; }
 
-std::unique_ptr<apps::LocalCluster> StartCluster(std::map<std::string, int> jobs) {
-  apps::LocalClusterOptions o;
-  o.binary = TACT_BINARY;
-  o.jobs = std::move(jobs);
-  auto cluster = apps::LocalCluster::Start(o);
-  EXPECT_TRUE(cluster.ok()) << cluster.status().ToString();
-  return cluster.ok() ? std::move(cluster).value() : nullptr;
-}
+using test_util::Connect;
+using test_util::StartCluster;
 
-std::unique_ptr<Session> Connect(const apps::LocalCluster& cluster, const GraphDef& graph,
-                                 SessionOptions o = {}) {
-  o.cluster = cluster.spec();
-  o.cluster_secret = cluster.secret();
-  auto session = Session::Create(o);
-  EXPECT_TRUE(session.ok()) << session.status().ToString();
-  if (!session.ok()) return nullptr;
-  Status s = (*session)->Extend(graph);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return std::move(session).value();
+// Whether process `pid` is in the stopped state ('T' in /proc) by then.
+bool StoppedWithin(pid_t pid, std::chrono::milliseconds limit) {
+  const auto deadline = Clock::now() + limit;
+  while (Clock::now() < deadline) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const size_t end = line.rfind(')');  // the state follows the command's name
+    if (end != std::string::npos && end + 2 < line.size() && line[end + 2] == 'T') return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
 }
 
 Tensor Iota(const TensorShape& shape, float scale) {
@@ -405,6 +402,9 @@ TEST(SupervisedSessionTest, AHungTaskIsKilledAndStartedAgain) {
   ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
   ASSERT_TRUE(session->Run({}, {"y"}, {}).ok());  // registered on both tasks
   ASSERT_TRUE(cluster->Signal(Task("worker", 1), SIGSTOP).ok());
+  // kill() returns before a busy machine has stopped every thread: on one,
+  // the next step had finished before the process stopped.
+  ASSERT_TRUE(StoppedWithin(cluster->Pid(Task("worker", 1)), std::chrono::seconds(5)));
   // The step starts on the stopped process: it fails at the health deadline.
   const auto start = Clock::now();
   Status s = session->Run({}, {"y"}, {}).status();
