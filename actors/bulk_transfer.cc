@@ -1,9 +1,6 @@
 #include "actors/bulk_transfer.h"
 
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <thread>
 
 #include "actors/tensor_link.h"
 
@@ -46,76 +43,6 @@ Status PutLinkedAttr(GraphDef* graph, const std::string& key, const Tensor& valu
     }
   }
   return errors::InvalidArgument("linked attr '", key, "' names no tensor attr of the graph");
-}
-
-// One task's queue and the thread that empties it.
-struct BulkSender::Lane {
-  struct Job {
-    std::string host;
-    uint16_t port = 0;
-    uint64_t epoch = 0;
-    int64_t step_id = 0;
-    std::string key;
-    Tensor tensor;
-    OnError on_error;
-  };
-
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Job> jobs;
-  bool stop = false;
-  std::thread thread;
-
-  void Loop(const std::string& task, TensorLinks* links) {
-    std::unique_lock<std::mutex> lock(mu);
-    for (;;) {
-      cv.wait(lock, [&] { return stop || !jobs.empty(); });
-      if (stop) return;
-      Job job = std::move(jobs.front());
-      jobs.pop_front();
-      lock.unlock();
-      Status s = links->Send(task, job.host, job.port, job.epoch, job.step_id, job.key, job.tensor);
-      if (!s.ok()) job.on_error(s);
-      job = Job();  // the tensor's reference goes here, off the lock
-      lock.lock();
-    }
-  }
-};
-
-BulkSender::BulkSender(const std::string& client, const std::string& key)
-    : links_(TensorLinks::SendOnly(client, key)) {}
-
-BulkSender::~BulkSender() {
-  std::map<std::string, std::unique_ptr<Lane>> lanes;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    lanes.swap(lanes_);
-  }
-  for (auto& [task, lane] : lanes) {
-    {
-      std::lock_guard<std::mutex> lock(lane->mu);
-      lane->stop = true;
-      lane->cv.notify_all();
-    }
-    lane->thread.join();
-  }
-}
-
-void BulkSender::Send(const std::string& task, const std::string& host, uint16_t port, uint64_t epoch, int64_t step_id,
-                      const std::string& key, const Tensor& tensor, OnError on_error) {
-  Lane* lane;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::unique_ptr<Lane>& slot = lanes_[task];
-    if (slot == nullptr) {
-      slot = std::make_unique<Lane>();
-      slot->thread = std::thread([l = slot.get(), task, links = links_.get()] { l->Loop(task, links); });
-    }
-    lane = slot.get();
-  }
-  std::lock_guard<std::mutex> lock(lane->mu);
-  lane->jobs.push_back(Lane::Job{host, port, epoch, step_id, key, tensor, std::move(on_error)});
-  lane->cv.notify_one();
 }
 
 }  // namespace tact

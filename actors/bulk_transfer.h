@@ -16,23 +16,15 @@
 // into small CAF messages would have kept the interleaving but also CAF's
 // copies and thread hops (a tenth of a socket's bandwidth).
 //
-// The master's sends leave from a thread per task, so that a task that
-// does not answer (a connect to a dead host can take minutes) never holds
-// the master's actor or another task's transfers.
+// The master's sends leave from a thread per task (actors/master_links.h).
 //
 // A tensor that arrives on a link is delivered into the task's rendezvous
 // (actors/rendezvous_mgr.h) under (step id, key), whichever of it and its
 // control message comes first. A registration's tensors use a rendezvous
 // of their own, under a negative id that no step has.
-//
-// Thread-safe.
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,8 +32,6 @@
 #include "graph/graph_def.h"
 
 namespace tact {
-
-class TensorLinks;
 
 // Below this, a tensor rides in its control message: one message costs
 // less than a message and a frame, and CAF writes it in well under a
@@ -62,31 +52,5 @@ std::vector<std::pair<std::string, Tensor>> TakeLinkedAttrs(GraphDef* graph);
 // naming the key if the graph has no tensor attr there, or if `value`'s
 // dtype is not the placeholder's.
 Status PutLinkedAttr(GraphDef* graph, const std::string& key, const Tensor& value);
-
-// The master's sending side: one thread and queue per task it sends to,
-// over its own outgoing links.
-class BulkSender {
- public:
-  // Called on a sending thread when a tensor could not be sent.
-  using OnError = std::function<void(const Status& status)>;
-
-  // `client` names the sending side in the links' handshake; `key` is the
-  // cluster's signing key (wire_auth.h's ClusterKey).
-  BulkSender(const std::string& client, const std::string& key);
-  ~BulkSender();  // drops what is queued and joins the threads
-
-  // Queues `tensor` (a reference: its bytes are not copied) for the
-  // rendezvous of `step_id` in `task`, whose links listen at host:port, on
-  // the link of `epoch` (TensorLinks::Send). Tensors for one task leave in
-  // the order queued.
-  void Send(const std::string& task, const std::string& host, uint16_t port, uint64_t epoch, int64_t step_id,
-            const std::string& key, const Tensor& tensor, OnError on_error);
-
- private:
-  struct Lane;
-  std::unique_ptr<TensorLinks> links_;
-  std::mutex mu_;
-  std::map<std::string, std::unique_ptr<Lane>> lanes_;  // by task
-};
 
 }  // namespace tact

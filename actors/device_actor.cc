@@ -7,6 +7,8 @@
 #include <set>
 
 #include "actors/messages.h"
+#include "actors/partition.h"
+#include "actors/task_steps.h"
 #include "graph/graph.h"
 #include "graph/subgraph.h"
 
@@ -17,6 +19,7 @@ struct DeviceState {
   Device* device = nullptr;
   uint64_t incarnation = 0;
   std::shared_ptr<RendezvousMgr> rendezvous;
+  std::shared_ptr<TaskSteps> steps;  // a worker's
   std::map<std::string, caf::actor> partitions;  // by handle
 };
 
@@ -67,8 +70,9 @@ StatusOr<std::shared_ptr<const Executor>> BuildPartition(const DeviceState& st,
 }
 
 caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
-                             std::shared_ptr<RendezvousMgr> rendezvous) {
+                             std::shared_ptr<RendezvousMgr> rendezvous, std::shared_ptr<TaskSteps> steps) {
   self->state.device = device;
+  self->state.steps = std::move(steps);
   self->state.incarnation = incarnation;
   self->state.rendezvous = std::move(rendezvous);
   return {
@@ -78,9 +82,11 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
         StatusOr<std::shared_ptr<const Executor>> ex = BuildPartition(self->state, reg);
         if (!ex.ok()) return ToCafError(ex.status());
         const std::string handle = reg.handle;
-        caf::actor p = SpawnPartition(self, self->state.device, std::move(ex).value(),
-                                      self->state.rendezvous, std::move(reg));
+        auto partition = std::make_shared<Partition>(self->state.device, std::move(ex).value(),
+                                                     self->state.rendezvous, std::move(reg));
+        caf::actor p = SpawnPartition(self, partition);
         self->state.partitions.emplace(handle, p);
+        if (self->state.steps != nullptr) self->state.steps->AddPartition(handle, std::move(partition));
         return p;
       },
       [self](WireHealthPing& ping) {
@@ -93,8 +99,8 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
 }  // namespace
 
 caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t incarnation,
-                            std::shared_ptr<RendezvousMgr> rendezvous) {
-  return system.spawn(DeviceBehavior, device, incarnation, std::move(rendezvous));
+                            std::shared_ptr<RendezvousMgr> rendezvous, std::shared_ptr<TaskSteps> steps) {
+  return system.spawn(DeviceBehavior, device, incarnation, std::move(rendezvous), std::move(steps));
 }
 
 }  // namespace tact

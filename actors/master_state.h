@@ -90,8 +90,9 @@ std::string TaskOf(const std::string& device);
 
 // Whether tensors for `d` can travel on its task's link.
 bool HasLink(const MasterState& st, const DeviceEndpoint& d);
-// Queues `tensor` for the rendezvous of `step_id` in d's task, on its link;
-// a failure comes back to the master as bulk_failed_atom.
+// Sends `tensor` to the rendezvous of `step_id` in d's task on its link: at
+// once if the link is open, else queued on the task's lane, whose failure
+// comes back to the master as bulk_failed_atom.
 void SendByLink(Self* self, const DeviceEndpoint& d, int64_t step_id, const std::string& key,
                 const Tensor& tensor);
 

@@ -65,7 +65,7 @@ void TaskLost(Self* self, std::string task, Status why) {
   for (const auto& [step_id, step] : st.pending) {
     for (const RegisteredPartition& p : step.partitions) {
       if (p.task == task && !step.answered.count(p.handle)) {
-        failed.push_back(WireStepDone{step_id, p.handle, why, {}, {}});
+        failed.push_back(WireStepDone{step_id, p.handle, why, {}, {}, {}});
       }
     }
   }

@@ -29,8 +29,10 @@
 
 namespace tact {
 
-class BulkSender;
+class MasterLinks;
+class Partition;
 class RendezvousMgr;
+class TaskSteps;
 
 // The master's timer for MasterOptions::operation_timeout_ms.
 using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
@@ -97,18 +99,16 @@ namespace tact {
 //                            device, a handle registered twice);
 //   WireHealthPing        -> the same ping, with this task's incarnation.
 // Its partitions share `rendezvous` with every other partition of this
-// task.
+// task, and a worker's take RunSteps from its links through `steps`.
 caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t incarnation,
-                            std::shared_ptr<RendezvousMgr> rendezvous);
+                            std::shared_ptr<RendezvousMgr> rendezvous,
+                            std::shared_ptr<TaskSteps> steps = nullptr);
 
-// A partition actor: runs its executor once per WireRunStep (off the CAF
+// A partition actor: runs `partition` once per WireRunStep (off the CAF
 // threads for every expensive kernel) and answers the sender with a
 // WireStepDone; WireAbortStep fails that step's pending and future Recvs.
 // Spawned by a device actor, linked to it.
-caf::actor SpawnPartition(caf::event_based_actor* device_actor, Device* device,
-                          std::shared_ptr<const Executor> executor,
-                          std::shared_ptr<RendezvousMgr> rendezvous,
-                          WireRegisterPartition registration);
+caf::actor SpawnPartition(caf::event_based_actor* device_actor, std::shared_ptr<Partition> partition);
 
 // Where the master places partitions: one device and its actor.
 // In a cluster the actor is the device's task actor, which hands each
@@ -143,9 +143,10 @@ struct MasterOptions {
   caf::actor supervisor;
   // How long a Run that needs a lost task waits for it (0: fails at once).
   int64_t task_wait_ms = 0;
-  // Sends large tensors to the tasks' links (actors/bulk_transfer.h); none
-  // for a local session or a TLS cluster, whose tensors go through CAF.
-  std::shared_ptr<BulkSender> bulk;
+  // The master's end of the tasks' links (actors/master_links.h): large
+  // tensors and step messages; none for a local session or a TLS cluster,
+  // whose messages and tensors all go through CAF.
+  std::shared_ptr<MasterLinks> links;
 };
 
 // The master actor of a session: keeps the graph, prunes and registers one

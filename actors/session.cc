@@ -3,12 +3,14 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include "actors/actor_scheduler.h"
-#include "actors/bulk_transfer.h"
+#include "actors/master_links.h"
 #include "actors/cluster_connect.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
@@ -68,7 +70,7 @@ class ActorSession final : public Session {
       UseNetworking(cfg_, tls);
       UseClusterSecret(cfg_, secret);
       // Over TLS every tensor goes through CAF's encrypted connections.
-      if (!tls.enabled()) bulk_ = std::make_shared<BulkSender>("master", ClusterKey(secret));
+      if (!tls.enabled()) link_key_ = ClusterKey(secret);
     }
     system_ = std::make_unique<caf::actor_system>(cfg_);
   }
@@ -92,6 +94,11 @@ class ActorSession final : public Session {
   // that they outlive this client (a parameter server's job).
   Status StartCluster(const SessionOptions& options) {
     container_ = options.default_container;
+    if (!link_key_.empty()) {
+      TACT_ASSIGN_OR_RETURN(std::unique_ptr<MasterLinks> links,
+                            MasterLinks::Start(ClientName(), ListenHost(*options.cluster), link_key_));
+      links_ = std::move(links);
+    }
     TACT_ASSIGN_OR_RETURN(
         std::vector<DeviceEndpoint> endpoints,
         ConnectCluster(*system_, *options.cluster,
@@ -111,6 +118,7 @@ class ActorSession final : public Session {
   ~ActorSession() override {
     Close();
     system_.reset();  // waits for the actors to end
+    if (links_ != nullptr) links_->SetOnStepDone(nullptr);  // it holds the master
   }
 
   Status Extend(const GraphDef& graph) override {
@@ -168,6 +176,25 @@ class ActorSession final : public Session {
 
   static Status Closed() { return errors::FailedPrecondition("the session is closed"); }
 
+  // Unique per session: each task keeps one link back to each master.
+  static std::string ClientName() {
+    char name[32];
+    std::snprintf(name, sizeof name, "master-%016llx",
+                  static_cast<unsigned long long>(std::random_device{}()) << 32 | std::random_device{}());
+    return name;
+  }
+
+  // Where the tasks' StepDones arrive: loopback for a cluster on this
+  // machine, else every interface (a link proves the cluster's secret
+  // before a byte of it is read).
+  static std::string ListenHost(const ClusterSpec& cluster) {
+    for (const std::string& task : cluster.Tasks()) {
+      const std::string host = cluster.Address(task)->host;
+      if (host != "localhost" && host.rfind("127.", 0) != 0) return "0.0.0.0";
+    }
+    return "127.0.0.1";
+  }
+
   void StartMaster(const SessionOptions& options, std::vector<DeviceEndpoint> devices,
                    int64_t health_interval_ms, int64_t health_timeout_ms,
                    caf::actor supervisor = caf::actor()) {
@@ -183,8 +210,11 @@ class ActorSession final : public Session {
     master.allow_soft_placement = options.allow_soft_placement;
     master.schedule_recvs = options.schedule_recvs;
     master.lossy_float_transfer = options.lossy_float_transfer;
-    master.bulk = bulk_;
+    master.links = links_;
     master_ = SpawnMaster(*system_, std::move(master));
+    if (links_ != nullptr) {
+      links_->SetOnStepDone([master = master_](WireStepDone done) { caf::anon_send(master, std::move(done)); });
+    }
   }
 
   caf::actor_system_config cfg_;
@@ -195,7 +225,8 @@ class ActorSession final : public Session {
   std::map<std::string, TaskAddress> task_addresses_;  // a cluster's
   std::shared_ptr<RendezvousMgr> rendezvous_ = std::make_shared<RendezvousMgr>();
   std::vector<caf::actor> device_actors_;  // one per device
-  std::shared_ptr<BulkSender> bulk_;  // a cluster's, without TLS
+  std::string link_key_;                // a cluster's, without TLS
+  std::shared_ptr<MasterLinks> links_;  // with it
   caf::actor master_;
   std::atomic<bool> closed_{false};
   std::atomic<int> in_flight_{0};

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -23,7 +24,7 @@
 namespace tact {
 namespace {
 
-constexpr char kMagic[8] = {'T', 'A', 'C', 'T', 'L', 'N', 'K', '1'};
+constexpr char kMagic[8] = {'T', 'A', 'C', 'T', 'L', 'N', 'K', '2'};
 constexpr uint32_t kFrameMagic = 0x4d524654;  // "TFRM"
 constexpr size_t kNonceBytes = 16;
 constexpr uint32_t kMaxKeyBytes = 1 << 16;
@@ -31,6 +32,10 @@ constexpr uint32_t kMaxRank = 32;
 constexpr uint32_t kMaxTaskBytes = 1 << 12;
 // How long a handshake may take before the connection is dropped.
 constexpr int kHandshakeTimeoutMs = 5000;
+// From this size a tensor is lent to a peer that can borrow, rather than
+// written on the socket: the peer's one copy costs less than the socket's
+// two and its protocol processing, even with the answer that comes back.
+constexpr size_t kLendBytes = size_t{64} << 10;
 
 // A frame on its way out: its parts, what of them is left to write, and
 // the tensor (a reference) whose bytes the last part points into.
@@ -73,6 +78,18 @@ void NoDelay(int fd) {
 void SetTimeout(int fd, int ms) {
   timeval tv{ms / 1000, (ms % 1000) * 1000};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+// The numeric address of a connected socket's far end ("" if unknown).
+std::string PeerAddress(int fd) {
+  sockaddr_in addr{};
+  socklen_t len = sizeof addr;
+  char text[INET_ADDRSTRLEN] = "";
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
+      inet_ntop(AF_INET, &addr.sin_addr, text, sizeof text) == nullptr) {
+    return "";
+  }
+  return text;
 }
 
 std::string Nonce() { return NewClusterSecret().substr(0, kNonceBytes); }
@@ -125,6 +142,8 @@ class SocketReader {
 };
 
 // The fixed part of a frame: what the receiver checks before it allocates.
+// A lent tensor's bytes are not on the socket: the receiver copies them
+// out of the sender's memory at `lent_address` and answers with `lent_id`.
 struct FrameHeader {
   uint32_t magic = kFrameMagic;
   uint32_t key_bytes = 0;
@@ -132,7 +151,64 @@ struct FrameHeader {
   uint32_t dtype = 0;
   uint32_t rank = 0;
   uint64_t data_bytes = 0;
+  uint64_t lent_id = 0;  // 0: the bytes follow
+  uint64_t lent_address = 0;
 };
+
+// TACT_LINK_LENDING=0 turns lending off (to compare, or where a security
+// policy forbids one process to read another's memory).
+bool LendingAllowed() {
+  const char* v = std::getenv("TACT_LINK_LENDING");
+  return v == nullptr || std::string(v) != "0";
+}
+
+// Where a link's client keeps its nonce, for the server to try reading it.
+struct Probe {
+  int32_t pid = 0;
+  uint32_t unused = 0;
+  uint64_t nonce_address = 0;
+};
+
+// Copies `n` bytes at `address` in process `pid` to `dst` (Linux's
+// cross-memory attach: one copy, no socket); false if not allowed or gone.
+bool CopyFromProcess(pid_t pid, void* dst, uint64_t address, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    iovec local{static_cast<char*>(dst) + done, n - done};
+    iovec remote{reinterpret_cast<void*>(address + done), n - done};
+    const ssize_t r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    done += static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// A frame for `tensor` (a reference: its bytes are written from where they
+// are). With `lent_id`, the frame names the tensor's address instead of carrying
+// its bytes.
+std::unique_ptr<Frame> MakeFrame(int64_t step_id, const std::string& key, const Tensor& tensor,
+                                 uint64_t lent_id = 0) {
+  FrameHeader h;
+  h.lent_id = lent_id;
+  h.lent_address = lent_id == 0 ? 0 : reinterpret_cast<uint64_t>(tensor.raw_data());
+  h.key_bytes = static_cast<uint32_t>(key.size());
+  h.step_id = step_id;
+  h.dtype = static_cast<uint32_t>(tensor.dtype());
+  h.rank = static_cast<uint32_t>(tensor.dims());
+  h.data_bytes = tensor.TotalBytes();
+  auto f = std::make_unique<Frame>();
+  f->head.append(reinterpret_cast<const char*>(&h), sizeof h);
+  for (int d = 0; d < tensor.dims(); ++d) {
+    const int64_t n = tensor.dim_size(d);
+    f->head.append(reinterpret_cast<const char*>(&n), sizeof n);
+  }
+  f->head += key;
+  f->tensor = tensor;
+  f->parts = {{f->head.data(), f->head.size()}};
+  if (lent_id == 0) f->parts.push_back({tensor.raw_data(), tensor.TotalBytes()});
+  return f;
+}
 
 }  // namespace
 
@@ -154,6 +230,13 @@ struct TensorLinks::Outgoing {
   bool stop = false;
   bool broken = false;
   std::thread writer;
+  // Lending (the peer reads large tensors out of this process itself): the
+  // tensors lent and not yet answered for, kept alive until then.
+  bool lends = false;
+  std::mutex lent_mu;
+  uint64_t next_lent = 1;
+  std::map<uint64_t, Tensor> lent;
+  std::thread answers;
 
   ~Outgoing() {
     {
@@ -161,7 +244,11 @@ struct TensorLinks::Outgoing {
       stop = true;
       cv.notify_all();
     }
+    // A writer blocked on a peer that stopped reading returns, and so does
+    // the reader of the answers.
+    if (fd >= 0) shutdown(fd, SHUT_RDWR);
     if (writer.joinable()) writer.join();
+    if (answers.joinable()) answers.join();
     if (fd >= 0) close(fd);
   }
 
@@ -185,6 +272,32 @@ struct TensorLinks::Outgoing {
     if (ok && !complete) queue.push_front(std::move(f));
     if (!queue.empty()) cv.notify_one();
     return ok;
+  }
+
+  // The frame for `tensor` on this link: lent if the peer borrows and it
+  // is large.
+  std::unique_ptr<Frame> FrameFor(int64_t step_id, const std::string& key, const Tensor& tensor) {
+    const bool lend = lends && tensor.TotalBytes() >= kLendBytes;
+    return MakeFrame(step_id, key, tensor, lend ? Lend(tensor) : 0);
+  }
+
+  // Keeps `t` until the peer answers that it has copied it; its id.
+  uint64_t Lend(const Tensor& t) {
+    std::lock_guard<std::mutex> lock(lent_mu);
+    const uint64_t id = next_lent++;
+    lent.emplace(id, t);
+    return id;
+  }
+
+  // The peer's answers: the id of each lent tensor it has copied.
+  void AnswerLoop() {
+    uint64_t id = 0;
+    while (ReadExactly(fd, &id, sizeof id)) {
+      std::lock_guard<std::mutex> lock(lent_mu);
+      lent.erase(id);
+    }
+    std::lock_guard<std::mutex> lock(lent_mu);
+    lent.clear();
   }
 
   void WriterLoop() {
@@ -214,11 +327,14 @@ bool TensorLinks::Carries(DataType dtype) {
 }
 
 StatusOr<std::unique_ptr<TensorLinks>> TensorLinks::Start(const std::string& task, const std::string& host,
-                                                          const std::string& key, Deliver deliver) {
+                                                          const std::string& key, Deliver deliver,
+                                                          Closed closed) {
   std::unique_ptr<TensorLinks> l(new TensorLinks());
   l->task_ = task;
   l->key_ = key;
   l->deliver_ = std::move(deliver);
+  l->closed_ = std::move(closed);
+  l->lend_tensors_ = LendingAllowed();
   addrinfo hints{}, *found = nullptr;
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_STREAM;
@@ -245,6 +361,7 @@ std::unique_ptr<TensorLinks> TensorLinks::SendOnly(const std::string& task, cons
   std::unique_ptr<TensorLinks> l(new TensorLinks());
   l->task_ = task;
   l->key_ = key;
+  l->lend_tensors_ = LendingAllowed();
   return l;
 }
 
@@ -316,17 +433,26 @@ void TensorLinks::ReadLoop(int fd) {
   SetTimeout(fd, kHandshakeTimeoutMs);
   char magic[sizeof kMagic];
   std::string peer, client_nonce;
+  Probe probe;
   if (!ReadExactly(fd, magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 ||
-      !ReadString(fd, kMaxTaskBytes, &peer) || !ReadString(fd, kNonceBytes, &client_nonce)) {
+      !ReadString(fd, kMaxTaskBytes, &peer) || !ReadString(fd, kNonceBytes, &client_nonce) ||
+      !ReadExactly(fd, &probe, sizeof probe)) {
     std::fprintf(stderr, "tact worker %s: refused a tensor link: not a tact peer\n", task_.c_str());
     shutdown(fd, SHUT_RDWR);
     return;
   }
+  // The peer lends its tensors if this process can read its nonce where it
+  // says it is: same machine, same user, and the kernel allows it.
+  std::string seen(client_nonce.size(), '\0');
+  const bool borrows = !client_nonce.empty() &&
+                       CopyFromProcess(probe.pid, seen.data(), probe.nonce_address, seen.size()) &&
+                       seen == client_nonce;
   const std::string server_nonce = Nonce();
   StatusOr<std::string> proof = SignWithKey(key_, "tact::link-server", client_nonce + server_nonce + task_);
   std::string client_proof;
+  const uint8_t lend = borrows ? 1 : 0;
   if (!proof.ok() || !WriteString(fd, server_nonce) || !WriteString(fd, task_) ||
-      !WriteString(fd, *proof) || !ReadString(fd, kWireTrailerBytes, &client_proof) ||
+      !WriteString(fd, *proof) || !WriteAll(fd, &lend, 1) || !ReadString(fd, kWireTrailerBytes, &client_proof) ||
       !VerifyWithKey(key_, "tact::link-client", client_nonce + server_nonce + peer, client_proof).ok()) {
     std::fprintf(stderr, "tact worker %s: refused a tensor link claiming to be %s: no proof of the "
                  "cluster's secret\n", task_.c_str(), peer.c_str());
@@ -334,6 +460,14 @@ void TensorLinks::ReadLoop(int fd) {
     return;
   }
   SetTimeout(fd, 0);
+  const LinkSender from{peer, PeerAddress(fd)};
+  struct OnClose {
+    const Closed& closed;
+    const LinkSender& from;
+    ~OnClose() {
+      if (closed) closed(from);
+    }
+  } on_close{closed_, from};
   SocketReader in(fd);
   // This thread only delivers: the cheap kernels a tensor readies run here.
   InlineContinuations inline_here;
@@ -364,9 +498,23 @@ void TensorLinks::ReadLoop(int fd) {
       shutdown(fd, SHUT_RDWR);
       return;
     }
+    if (h.lent_id != 0 && !borrows) {
+      std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: a lent tensor on a link that "
+                   "cannot borrow\n", task_.c_str(), peer.c_str());
+      shutdown(fd, SHUT_RDWR);
+      return;
+    }
     Tensor t(dtype, *shape);
-    if (!in.Read(t.raw_data(), h.data_bytes)) return;
-    deliver_(h.step_id, key, t);
+    if (h.lent_id == 0) {
+      if (!in.Read(t.raw_data(), h.data_bytes)) return;
+    } else if (!CopyFromProcess(probe.pid, t.raw_data(), h.lent_address, h.data_bytes) ||
+               !WriteAll(fd, &h.lent_id, sizeof h.lent_id)) {
+      std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: cannot copy a lent tensor: %s\n",
+                   task_.c_str(), peer.c_str(), std::strerror(errno));
+      shutdown(fd, SHUT_RDWR);
+      return;
+    }
+    deliver_(from, h.step_id, key, t);
   }
 }
 
@@ -408,9 +556,14 @@ StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::
   link->fd = fd;
   const std::string client_nonce = Nonce();
   std::string server_nonce, server_task, server_proof;
+  Probe probe;
+  probe.pid = getpid();
+  probe.nonce_address = reinterpret_cast<uint64_t>(client_nonce.data());
+  uint8_t lend = 0;
   if (!WriteAll(fd, kMagic, sizeof kMagic) || !WriteString(fd, task_) || !WriteString(fd, client_nonce) ||
-      !ReadString(fd, kNonceBytes, &server_nonce) || !ReadString(fd, kMaxTaskBytes, &server_task) ||
-      !ReadString(fd, kWireTrailerBytes, &server_proof)) {
+      !WriteAll(fd, &probe, sizeof probe) || !ReadString(fd, kNonceBytes, &server_nonce) ||
+      !ReadString(fd, kMaxTaskBytes, &server_task) || !ReadString(fd, kWireTrailerBytes, &server_proof) ||
+      !ReadExactly(fd, &lend, 1)) {
     return fail("the handshake broke off");
   }
   if (server_task != peer ||
@@ -420,7 +573,9 @@ StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::
   StatusOr<std::string> proof = SignWithKey(key_, "tact::link-client", client_nonce + server_nonce + task_);
   if (!proof.ok() || !WriteString(fd, *proof)) return fail("the handshake broke off");
   SetTimeout(fd, 0);
+  link->lends = lend == 1 && lend_tensors_;
   link->writer = std::thread([l = link.get()] { l->WriterLoop(); });
+  link->answers = std::thread([l = link.get()] { l->AnswerLoop(); });
   std::lock_guard<std::mutex> lock(outgoing_mu_);
   std::shared_ptr<Outgoing>& slot = outgoing_[peer];
   // Another thread may have linked meanwhile; either link works, the
@@ -432,25 +587,37 @@ StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::
 Status TensorLinks::Send(const std::string& peer, const std::string& host, uint16_t port, uint64_t epoch,
                          int64_t step_id, const std::string& key, const Tensor& tensor) {
   TACT_ASSIGN_OR_RETURN(std::shared_ptr<Outgoing> link, LinkTo(peer, host, port, epoch));
-  FrameHeader h;
-  h.key_bytes = static_cast<uint32_t>(key.size());
-  h.step_id = step_id;
-  h.dtype = static_cast<uint32_t>(tensor.dtype());
-  h.rank = static_cast<uint32_t>(tensor.dims());
-  h.data_bytes = tensor.TotalBytes();
-  auto f = std::make_unique<Frame>();
-  f->head.append(reinterpret_cast<const char*>(&h), sizeof h);
-  for (int d = 0; d < tensor.dims(); ++d) {
-    const int64_t n = tensor.dim_size(d);
-    f->head.append(reinterpret_cast<const char*>(&n), sizeof n);
-  }
-  f->head += key;
-  f->tensor = tensor;  // a reference: the bytes are written from where they are
-  f->parts = {{f->head.data(), f->head.size()}, {tensor.raw_data(), tensor.TotalBytes()}};
-  if (!link->Send(std::move(f))) {
+  std::unique_ptr<Frame> frame = link->FrameFor(step_id, key, tensor);
+  if (frame->parts.size() == 1) ++tensors_lent_;
+  if (!link->Send(std::move(frame))) {
     return errors::Unavailable("the tensor link from task ", task_, " to task ", peer, " broke");
   }
   return Status::OK();
+}
+
+void TensorLinks::Forget(const std::string& peer) {
+  std::shared_ptr<Outgoing> link;  // closed here, off the lock
+  std::lock_guard<std::mutex> lock(outgoing_mu_);
+  auto it = outgoing_.find(peer);
+  if (it == outgoing_.end()) return;
+  link = std::move(it->second);
+  outgoing_.erase(it);
+}
+
+bool TensorLinks::SendIfLinked(const std::string& peer, uint16_t port, uint64_t epoch, int64_t step_id,
+                               const std::string& key, const Tensor& tensor) {
+  std::shared_ptr<Outgoing> link;
+  {
+    std::lock_guard<std::mutex> lock(outgoing_mu_);
+    auto it = outgoing_.find(peer);
+    if (it == outgoing_.end() || it->second->broken || it->second->port != port || it->second->epoch != epoch) {
+      return false;
+    }
+    link = it->second;
+  }
+  std::unique_ptr<Frame> frame = link->FrameFor(step_id, key, tensor);
+  if (frame->parts.size() == 1) ++tensors_lent_;
+  return link->Send(std::move(frame));
 }
 
 }  // namespace tact

@@ -15,11 +15,23 @@
 // someone who can hijack a TCP connection on the network can alter them,
 // which is what TLS is for (a TLS cluster sends tensors through CAF).
 //
+// Between processes of one machine and user, a large tensor is lent
+// rather than written: the frame names where its bytes are, the receiver
+// copies them straight out of the sender's memory (process_vm_readv: one
+// copy instead of the socket's two and its protocol processing, which
+// made up most of a distributed step's CPU time on loopback), and answers
+// with the frame's id, and only then does the sender let go of the
+// tensor. Whether the receiver can borrow is tried in the handshake: it
+// reads the sender's nonce where the sender says it is. Where the kernel
+// forbids it (Yama's ptrace_scope, a container's seccomp filter), or with
+// TACT_LINK_LENDING=0, the bytes go on the socket.
+//
 // Strings go through CAF: their bytes are not one buffer.
 //
 // Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -34,20 +46,34 @@
 
 namespace tact {
 
+// Who sent a frame: the task named in the link's handshake (which proved
+// the cluster's secret), and its address as this end of the link sees it.
+struct LinkSender {
+  std::string task;
+  std::string host;
+};
+
 class TensorLinks {
  public:
   // Called on a reader thread for each tensor that arrives.
-  using Deliver = std::function<void(int64_t step_id, const std::string& key, const Tensor& tensor)>;
+  using Deliver = std::function<void(const LinkSender& from, int64_t step_id, const std::string& key,
+                                     const Tensor& tensor)>;
+
+  // Called on a reader thread when a link that passed its handshake closes.
+  using Closed = std::function<void(const LinkSender& from)>;
 
   // Listens on `host` (port chosen by the system). `key` is the cluster's
   // signing key (wire_auth.h's ClusterKey). Errors name the task.
   static StatusOr<std::unique_ptr<TensorLinks>> Start(const std::string& task, const std::string& host,
-                                                      const std::string& key, Deliver deliver);
+                                                      const std::string& key, Deliver deliver,
+                                                      Closed closed = nullptr);
   // Only sends: no port, nothing arrives (a master's; actors/bulk_transfer.h).
   static std::unique_ptr<TensorLinks> SendOnly(const std::string& task, const std::string& key);
   ~TensorLinks();  // closes every link and joins its threads
 
   uint16_t port() const { return port_; }  // 0 for SendOnly
+  // Tensors this side has lent so far (the rest went on the sockets).
+  uint64_t tensors_lent() const { return tensors_lent_; }
 
   // Whether a tensor of this dtype travels on a link.
   static bool Carries(DataType dtype);
@@ -63,6 +89,21 @@ class TensorLinks {
   Status Send(const std::string& peer, const std::string& host, uint16_t port, uint64_t epoch,
               int64_t step_id, const std::string& key, const Tensor& tensor);
 
+  // Opens the link Send would use, if it is not open.
+  Status Connect(const std::string& peer, const std::string& host, uint16_t port, uint64_t epoch) {
+    return LinkTo(peer, host, port, epoch).status();
+  }
+
+  // Closes the link to `peer`, if one is open: a master whose session
+  // ended is not met again, and its link's thread and socket must go.
+  void Forget(const std::string& peer);
+
+  // Send on a link already open to `peer` at `port` for `epoch`; never
+  // connects, so an actor's thread may call it (a connect to a dead host
+  // can take minutes). False when there is no such link or it broke.
+  bool SendIfLinked(const std::string& peer, uint16_t port, uint64_t epoch, int64_t step_id,
+                    const std::string& key, const Tensor& tensor);
+
  private:
   struct Outgoing;
   TensorLinks() = default;
@@ -76,6 +117,9 @@ class TensorLinks {
   std::string task_;
   std::string key_;
   Deliver deliver_;
+  Closed closed_;
+  bool lend_tensors_ = true;  // offer lending on the links this side opens
+  std::atomic<uint64_t> tensors_lent_{0};
   int listener_ = -1;
   uint16_t port_ = 0;
   std::thread acceptor_;

@@ -117,6 +117,8 @@ StatusOr<std::string> Encode(const WireRunStep& m) {
     out.setHandle(m.handle);
     out.setCollectStats(m.collect_stats);
     NamesToProto(m.linked_feeds, out.initLinkedFeeds(static_cast<unsigned>(m.linked_feeds.size())));
+    out.setReplyPort(m.reply_port);
+    out.setReplyEpoch(m.reply_epoch);
     return TensorsToProto(m.feeds, out.initFeeds(static_cast<unsigned>(m.feeds.size())));
   });
 }
@@ -127,6 +129,8 @@ Status Decode(std::string_view bytes, WireRunStep* m) {
     m->handle = in.getHandle();
     m->collect_stats = in.getCollectStats();
     m->linked_feeds = NamesFromProto(in.getLinkedFeeds());
+    m->reply_port = in.getReplyPort();
+    m->reply_epoch = in.getReplyEpoch();
     TACT_ASSIGN_OR_RETURN(m->feeds, TensorsFromProto(in.getFeeds()));
     return Status::OK();
   });
@@ -147,6 +151,7 @@ StatusOr<std::string> Encode(const WireStepDone& m) {
       stats[i].setStartNs(m.stats[i].start_ns);
       stats[i].setEndNs(m.stats[i].end_ns);
     }
+    NamesToProto(m.linked_fetches, out.initLinkedFetches(static_cast<unsigned>(m.linked_fetches.size())));
     return TensorsToProto(m.fetched, out.initFetched(static_cast<unsigned>(m.fetched.size())));
   });
 }
@@ -166,6 +171,7 @@ Status Decode(std::string_view bytes, WireStepDone* m) {
       n.end_ns = s.getEndNs();
       m->stats.push_back(std::move(n));
     }
+    m->linked_fetches = NamesFromProto(in.getLinkedFetches());
     TACT_ASSIGN_OR_RETURN(m->fetched, TensorsFromProto(in.getFetched()));
     return Status::OK();
   });

@@ -45,6 +45,10 @@ struct WireRunStep {
   // Feeds too large for this message: they arrive on the tensor link, in
   // the step's rendezvous under their feed keys (actors/bulk_transfer.h).
   std::vector<std::string> linked_feeds;
+  // Set when it travels on a tensor link (actors/step_link.h): where the
+  // StepDone goes back on a link (the sender's address, this port).
+  uint16_t reply_port = 0;
+  uint64_t reply_epoch = 0;
 };
 
 struct WireStepDone {
@@ -53,6 +57,9 @@ struct WireStepDone {
   Status status;
   NamedTensors fetched;
   std::vector<NodeExecStats> stats;
+  // Fetches too large for this message, sent on the link before it
+  // (actors/step_link.h).
+  std::vector<std::string> linked_fetches;
 };
 
 struct WireRendezvousTensor {

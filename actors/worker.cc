@@ -3,6 +3,7 @@
 // publishes.
 #include "actors/worker.h"
 
+#include <algorithm>
 #include <caf/io/all.hpp>
 #include <condition_variable>
 #include <mutex>
@@ -13,6 +14,8 @@
 #include "actors/cluster_gate.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
+#include "actors/step_link.h"
+#include "actors/task_steps.h"
 #include "actors/task_actor.h"
 #include "actors/tensor_link.h"
 #include "actors/wire_auth.h"
@@ -60,14 +63,25 @@ class WorkerImpl final : public Worker {
           return Status::OK();
         });
     const std::string host = o.bind_host.empty() ? address.host : o.bind_host;
+    auto steps = std::make_shared<TaskSteps>(task_, rendezvous);
     // Over TLS tensors stay on CAF's encrypted connections.
     if (!o.tls.enabled()) {
-      TACT_ASSIGN_OR_RETURN(links_, TensorLinks::Start(task_, host, ClusterKey(o.secret),
-                                                       [rendezvous](int64_t step, const std::string& key,
-                                                                    const Tensor& t) {
-                                                         rendezvous->Deliver(step, key, t);
-                                                       }));
+      const std::vector<std::string> tasks = o.cluster.Tasks();
+      auto deliver = [rendezvous, steps](const LinkSender& from, int64_t step, const std::string& key,
+                                         const Tensor& t) {
+        if (IsStepMessage(key)) {
+          steps->Take(from, step, key, t);
+        } else {
+          rendezvous->Deliver(step, key, t);
+        }
+      };
+      // A master's link back is dropped with its session's link here.
+      auto closed = [links, tasks](const LinkSender& from) {
+        if (std::find(tasks.begin(), tasks.end(), from.task) == tasks.end()) (*links)->Forget(from.task);
+      };
+      TACT_ASSIGN_OR_RETURN(links_, TensorLinks::Start(task_, host, ClusterKey(o.secret), deliver, closed));
       *links = links_.get();
+      steps->SetLinks(links_.get());
     }
     TaskActorConfig st;
     st.task = task_;
@@ -77,7 +91,7 @@ class WorkerImpl final : public Worker {
     st.rendezvous = rendezvous;
     st.link_port = links_ ? links_->port() : 0;
     for (const auto& d : devices_) {
-      actors_.push_back(SpawnDeviceActor(*system_, d.get(), incarnation_, rendezvous));
+      actors_.push_back(SpawnDeviceActor(*system_, d.get(), incarnation_, rendezvous, steps));
       st.devices[d->name()] = actors_.back();
     }
     actors_.push_back(SpawnTaskActor(*system_, std::move(st)));

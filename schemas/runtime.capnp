@@ -43,6 +43,10 @@ struct RunStep {
   feeds @2 :List(NamedTensor);
   collectStats @3 :Bool;     # fill StepDone.stats (clock reads cost more than a cheap node)
   linkedFeeds @4 :List(Text);  # feeds that arrive on the tensor link instead, under their feed keys
+  # Set when it came on a tensor link (actors/step_link.h): the StepDone goes
+  # back on a link to the sender's address, this port, this epoch.
+  replyPort @5 :UInt16;
+  replyEpoch @6 :UInt64;
 }
 
 struct NodeStats {
@@ -60,6 +64,7 @@ struct StepDone {
   status @2 :StatusProto;
   fetched @3 :List(NamedTensor);
   stats @4 :List(NodeStats);
+  linkedFetches @5 :List(Text);  # fetches that arrived on the link before it, under LinkedFetchKey
 }
 
 # Send endpoint -> Recv endpoint: the tensor for one rendezvous key.

@@ -7,13 +7,16 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "actors/wire_auth.h"
 
@@ -24,9 +27,10 @@ namespace {
 class Inbox {
  public:
   TensorLinks::Deliver Callback() {
-    return [this](int64_t step, const std::string& key, const Tensor& t) {
+    return [this](const LinkSender& from, int64_t step, const std::string& key, const Tensor& t) {
       std::lock_guard<std::mutex> lock(mu_);
       got_[key] = {step, t};
+      senders_[key] = from;
       cv_.notify_all();
     };
   }
@@ -37,11 +41,20 @@ class Inbox {
     *t = got_[key].second;
     return true;
   }
+  LinkSender SenderOf(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return senders_[key];
+  }
+  size_t size() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return got_.size();
+  }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, std::pair<int64_t, Tensor>> got_;
+  std::map<std::string, LinkSender> senders_;
 };
 
 const std::string kKey = ClusterKey("the cluster secret for these tests");
@@ -128,6 +141,91 @@ TEST(TensorLinkTest, GarbageDropsOnlyItsOwnConnection) {
   Tensor got;
   ASSERT_TRUE(in.Wait("after", &step, &got));
   EXPECT_EQ(got.scalar<float>(), 2.0f);
+}
+
+// Between processes that may read each other's memory (here: this one
+// and itself), a large tensor is lent: the receiver copies it out of the
+// sender, which keeps it alive until the receiver has, even with no other
+// reference left. Small tensors, and every tensor with lending turned off,
+// go on the socket.
+// Whether this machine lets a process read memory with process_vm_readv
+// (a seccomp filter may forbid it; then links never lend).
+bool CanReadProcessMemory() {
+  int64_t from = 42, to = 0;
+  iovec local{&to, sizeof to}, remote{&from, sizeof from};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == sizeof to && to == 42;
+}
+
+TEST(TensorLinkTest, LargeTensorsAreLentAndOutliveTheSendersReference) {
+  const bool lending = CanReadProcessMemory();
+  Inbox in, unused;
+  auto b = Start("/job:w/replica:0/task:1", kKey, &in);
+  auto a = Start("/job:w/replica:0/task:0", kKey, &unused);
+  const std::string to = "/job:w/replica:0/task:1";
+  const int64_t n = int64_t{4} << 20;  // floats: 16 MiB
+  {
+    Tensor big(DT_FLOAT, TensorShape({n}));
+    for (int64_t i = 0; i < n; ++i) big.data<float>()[i] = static_cast<float>(i % 4099);
+    ASSERT_TRUE(a->Send(to, "127.0.0.1", b->port(), 0, 1, "big", big).ok());
+  }  // the only reference left is the link's
+  ASSERT_TRUE(a->Send(to, "127.0.0.1", b->port(), 0, 1, "small", Tensor::Scalar<float>(5)).ok());
+  int64_t step = 0;
+  Tensor got;
+  ASSERT_TRUE(in.Wait("big", &step, &got));
+  ASSERT_EQ(got.NumElements(), n);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) wrong += got.data<float>()[i] != static_cast<float>(i % 4099);
+  EXPECT_EQ(wrong, 0);
+  ASSERT_TRUE(in.Wait("small", &step, &got));
+  EXPECT_EQ(got.scalar<float>(), 5.0f);
+  EXPECT_EQ(a->tensors_lent(), lending ? 1u : 0u) << "the 16 MiB tensor, not the scalar";
+
+  setenv("TACT_LINK_LENDING", "0", 1);
+  Inbox c_in;
+  auto c = Start("/job:w/replica:0/task:2", kKey, &c_in);
+  unsetenv("TACT_LINK_LENDING");
+  Tensor big(DT_FLOAT, TensorShape({n}));
+  for (int64_t i = 0; i < n; ++i) big.data<float>()[i] = static_cast<float>(-i);
+  ASSERT_TRUE(c->Send(to, "127.0.0.1", b->port(), 0, 2, "unlent", big).ok());
+  ASSERT_TRUE(in.Wait("unlent", &step, &got));
+  EXPECT_TRUE(got.BitwiseEqual(big));
+  EXPECT_EQ(c->tensors_lent(), 0u);
+}
+
+// What the master's actor relies on: SendIfLinked never opens a link (it
+// must not wait on a socket), and uses only one of this port and epoch.
+// A frame names its sender; Forget closes a link, and its far end hears.
+TEST(TensorLinkTest, SendIfLinkedUsesOnlyAnOpenLinkAndForgetClosesIt) {
+  Inbox a_in, b_in;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> closed;
+  auto b = TensorLinks::Start("/job:w/replica:0/task:1", "127.0.0.1", kKey, b_in.Callback(),
+                              [&](const LinkSender& from) {
+                                std::lock_guard<std::mutex> lock(mu);
+                                closed.push_back(from.task);
+                                cv.notify_all();
+                              });
+  ASSERT_TRUE(b.ok());
+  auto a = Start("master-1", kKey, &a_in);
+  const std::string to = "/job:w/replica:0/task:1";
+  EXPECT_FALSE(a->SendIfLinked(to, (*b)->port(), 0, 1, "early", Tensor::Scalar<float>(1)));
+  ASSERT_TRUE(a->Connect(to, "127.0.0.1", (*b)->port(), 0).ok());
+  EXPECT_TRUE(a->SendIfLinked(to, (*b)->port(), 0, 2, "linked", Tensor::Scalar<float>(2)));
+  EXPECT_FALSE(a->SendIfLinked(to, (*b)->port(), 1, 3, "next epoch", Tensor::Scalar<float>(3)));
+  int64_t step = 0;
+  Tensor got;
+  ASSERT_TRUE(b_in.Wait("linked", &step, &got));
+  EXPECT_EQ(step, 2);
+  EXPECT_EQ(got.scalar<float>(), 2.0f);
+  EXPECT_EQ(b_in.size(), 1u) << "only the frame sent on an open link arrives";
+  EXPECT_EQ(b_in.SenderOf("linked").task, "master-1");
+  EXPECT_EQ(b_in.SenderOf("linked").host, "127.0.0.1");
+  a->Forget(to);
+  std::unique_lock<std::mutex> lock(mu);
+  ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return !closed.empty(); }));
+  EXPECT_EQ(closed[0], "master-1");
+  EXPECT_FALSE(a->SendIfLinked(to, (*b)->port(), 0, 4, "forgotten", Tensor::Scalar<float>(4)));
 }
 
 }  // namespace

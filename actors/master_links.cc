@@ -1,0 +1,132 @@
+#include "actors/master_links.h"
+
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <thread>
+
+namespace tact {
+
+// A tensor to send, or (no key) a link to open.
+struct MasterLinks::Job {
+  std::string host;
+  uint16_t port = 0;
+  uint64_t epoch = 0;
+  int64_t step_id = 0;
+  std::string key;
+  Tensor tensor;
+  OnError on_error;
+};
+
+// One task's queue and the thread that empties it.
+struct MasterLinks::Lane {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Job> jobs;
+  bool stop = false;
+  std::thread thread;
+
+  void Loop(const std::string& task, TensorLinks* links) {
+    std::unique_lock<std::mutex> lock(mu);
+    for (;;) {
+      cv.wait(lock, [&] { return stop || !jobs.empty(); });
+      if (stop) return;
+      Job job = std::move(jobs.front());
+      jobs.pop_front();
+      lock.unlock();
+      if (job.key.empty()) {
+        (void)links->Connect(task, job.host, job.port, job.epoch);
+      } else {
+        Status s = links->Send(task, job.host, job.port, job.epoch, job.step_id, job.key, job.tensor);
+        if (!s.ok()) job.on_error(s);
+      }
+      job = Job();  // the tensor's reference goes here, off the lock
+      lock.lock();
+    }
+  }
+};
+
+StatusOr<std::unique_ptr<MasterLinks>> MasterLinks::Start(const std::string& client, const std::string& host,
+                                                          const std::string& key) {
+  std::unique_ptr<MasterLinks> m(new MasterLinks());
+  MasterLinks* self = m.get();
+  TACT_ASSIGN_OR_RETURN(
+      m->links_, TensorLinks::Start(client, host, key,
+                                    [self](const LinkSender& from, int64_t step_id, const std::string& k,
+                                           const Tensor& t) { self->Arrived(from, step_id, k, t); }));
+  return m;
+}
+
+MasterLinks::~MasterLinks() {
+  std::map<std::string, std::unique_ptr<Lane>> lanes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    lanes.swap(lanes_);
+  }
+  for (auto& [task, lane] : lanes) {
+    {
+      std::lock_guard<std::mutex> lock(lane->mu);
+      lane->stop = true;
+      lane->cv.notify_all();
+    }
+    lane->thread.join();
+  }
+  links_.reset();  // joins the readers, which call Arrived
+}
+
+uint16_t MasterLinks::port() const { return links_->port(); }
+
+void MasterLinks::SetOnStepDone(OnStepDone on_done) {
+  std::lock_guard<std::mutex> lock(mu_);
+  on_done_ = std::move(on_done);
+}
+
+void MasterLinks::Arrived(const LinkSender& from, int64_t step_id, const std::string& key, const Tensor& t) {
+  StatusOr<std::optional<WireStepDone>> done = assembler_.Take(from, step_id, key, t);
+  if (!done.ok()) {
+    // Only a task holding the cluster's secret gets here: a bug, not an
+    // attack. Its step ends by the step's own deadline or the task's loss.
+    std::fprintf(stderr, "tact master: dropped a frame on a tensor link: %s\n",
+                 done.status().ToString().c_str());
+    return;
+  }
+  if (!done->has_value()) return;
+  OnStepDone on_done;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    on_done = on_done_;
+  }
+  if (on_done) on_done(std::move(**done));
+}
+
+void MasterLinks::Queue(const std::string& task, Job job) {
+  Lane* lane;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_ptr<Lane>& slot = lanes_[task];
+    if (slot == nullptr) {
+      slot = std::make_unique<Lane>();
+      slot->thread = std::thread([l = slot.get(), task, links = links_.get()] { l->Loop(task, links); });
+    }
+    lane = slot.get();
+  }
+  std::lock_guard<std::mutex> lock(lane->mu);
+  lane->jobs.push_back(std::move(job));
+  lane->cv.notify_one();
+}
+
+void MasterLinks::Send(const std::string& task, const std::string& host, uint16_t port, uint64_t epoch,
+                       int64_t step_id, const std::string& key, const Tensor& tensor, OnError on_error) {
+  Queue(task, Job{host, port, epoch, step_id, key, tensor, std::move(on_error)});
+}
+
+void MasterLinks::Connect(const std::string& task, const std::string& host, uint16_t port, uint64_t epoch) {
+  Queue(task, Job{host, port, epoch, 0, "", Tensor(), nullptr});
+}
+
+bool MasterLinks::SendNow(const std::string& task, uint16_t port, uint64_t epoch, int64_t step_id,
+                          const std::string& key, const Tensor& message) {
+  return links_->SendIfLinked(task, port, epoch, step_id, key, message);
+}
+
+}  // namespace tact

@@ -1,0 +1,55 @@
+// One registered partition (paper 3.2: each device's subgraph runs where it
+// was placed): its executor, and each WireRunStep run once, answered with
+// one WireStepDone. A step's feeds and fetches pass through the step's
+// rendezvous in this task (paper 4.2), as do the tensors that its Sends and
+// Recvs exchange with the step's other partitions here.
+//
+// Its partition actor (actors/messages.h) runs the steps that come as CAF
+// messages; a worker's link readers run those that come on its links
+// (actors/task_steps.h) without a hop to the actor's thread.
+//
+// Thread-safe.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+
+#include "actors/wire.h"
+
+namespace tact {
+
+class Device;
+class RendezvousMgr;
+
+class Partition {
+ public:
+  using Reply = std::function<void(WireStepDone done)>;
+
+  Partition(Device* device, std::shared_ptr<const Executor> executor,
+            std::shared_ptr<RendezvousMgr> rendezvous, WireRegisterPartition reg);
+
+  // Runs `step` and hands its StepDone to `reply` (on whichever thread
+  // finishes it), unless this step has run here already: a master that
+  // resends after a lost connection gets one answer.
+  void Run(WireRunStep& step, Reply reply);
+  // Fails the step's pending and future Recvs in this task.
+  void Abort(const WireAbortStep& abort);
+
+ private:
+  // False for a step this partition has run (or started) already.
+  bool FirstDelivery(int64_t step_id);
+
+  Device* const device_;
+  const std::shared_ptr<const Executor> executor_;
+  const std::shared_ptr<RendezvousMgr> rendezvous_;
+  // Fixed at registration; shared with every step's completion.
+  const std::shared_ptr<const WireRegisterPartition> reg_;
+  std::mutex mu_;  // guards the steps seen
+  std::unordered_set<int64_t> steps_seen_;
+  std::deque<int64_t> steps_seen_order_;
+};
+
+}  // namespace tact
