@@ -12,6 +12,7 @@
 #include <set>
 
 #include "graph/nn/layers.h"
+#include "graph/op_registry.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact::apps {
@@ -59,10 +60,16 @@ std::string Renamed(const std::string& input, int k, const std::set<std::string>
 bool IsVariable(const NodeDef& n) { return n.op == "Variable" || n.op == "VariableV2"; }
 
 // An update takes a variable's reference; it runs where the variable is
-// (the placer's colocation), never on the tower's worker.
+// (the placer's colocation), never on the tower's worker. A node that
+// only reads a variable's value (a MatMul of its kernel) is the tower's:
+// left unpinned, the placer put tower 1's first MatMul beside its 800 KB
+// kernel on the ps, and the ps computed it every step.
 bool UpdatesVariable(const NodeDef& n, const std::map<std::string, const NodeDef*>& by_name) {
-  for (const std::string& in : n.inputs) {
-    auto it = by_name.find(ParseInputRef(in)->node);
+  StatusOr<const OpDef*> def = OpRegistry::Global()->LookUp(n.op);
+  if (!def.ok()) return false;
+  for (size_t i = 0; i < n.inputs.size() && i < (*def)->inputs.size(); ++i) {
+    if (!(*def)->inputs[i].is_ref) continue;
+    auto it = by_name.find(ParseInputRef(n.inputs[i])->node);
     if (it != by_name.end() && IsVariable(*it->second)) return true;
   }
   return false;
@@ -211,6 +218,8 @@ StatusOr<ReplicatedTrainGraph> BuildReplicatedTrainGraph(const TrainOptions& opt
   TACT_ASSIGN_OR_RETURN(ModelGraph m, BuildModelGraph(s, opt));
   GradsAndVars gv;
   std::set<std::string> sums;
+  // Each averaging's nodes (its AddN and Mul), by the variable it updates.
+  std::map<std::string, std::vector<std::string>> averaging;
   for (size_t i = 0; i < m.vars.size(); ++i) {
     if (!r.sync) {
       gv.emplace_back(m.grads[i], m.vars[i]);
@@ -221,7 +230,9 @@ StatusOr<ReplicatedTrainGraph> BuildReplicatedTrainGraph(const TrainOptions& opt
     Scope avg = s.NewSubScope("replicas");
     auto sum = AddN(avg, std::vector<Input>(static_cast<size_t>(r.workers), m.grads[i]));
     sums.insert(sum.node->name());
-    gv.emplace_back(Mul(avg, sum, 1.0f / static_cast<float>(r.workers)), m.vars[i]);
+    auto mean = Mul(avg, sum, 1.0f / static_cast<float>(r.workers));
+    averaging[m.vars[i].node->name()] = {sum.node->name(), mean.node->name()};
+    gv.emplace_back(mean, m.vars[i]);
   }
   TACT_ASSIGN_OR_RETURN(Optimizer optimizer, TrainOptimizer(opt));
   TACT_ASSIGN_OR_RETURN(Output train_op,
@@ -240,6 +251,16 @@ StatusOr<ReplicatedTrainGraph> BuildReplicatedTrainGraph(const TrainOptions& opt
       DependentNodes(g.def, {m.images.node->name(), m.labels.node->name()}, sums);
   Replicate(g.def, tower, sums, r.workers);
   SpreadVariables(g.def, r.ps);
+  // The towers' gradients meet on their variable's ps task, each straight
+  // from its worker: averaged on a worker, one tower's gradient took a hop
+  // through the other's on every step.
+  std::map<std::string, std::string> device_of;
+  for (const NodeDef& n : g.def.nodes) device_of[n.name] = n.device;
+  for (NodeDef& n : g.def.nodes) {
+    for (const auto& [var, nodes] : averaging) {
+      if (std::count(nodes.begin(), nodes.end(), n.name)) n.device = device_of.at(var);
+    }
+  }
   for (int k = 0; k < r.workers; ++k) {
     Tower t;
     t.images = TowerName(k, m.images.name());

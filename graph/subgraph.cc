@@ -31,6 +31,12 @@ StatusOr<TensorId> Resolve(const Graph& g, const std::string& name, const char* 
   }
   return id;
 }
+
+// A feed enters, and a fetch leaves, where its node was asked to run: a
+// tower's images on its worker, not through another task.
+std::string RequestedOr(const Node& node, const std::string& otherwise) {
+  return node.requested_device().empty() ? otherwise : node.requested_device();
+}
 }  // namespace
 
 std::string FeedKey(const std::string& device, const std::string& tensor) {
@@ -76,7 +82,7 @@ StatusOr<std::unique_ptr<Graph>> BuildSubgraph(const Graph& full, const Subgraph
     NodeDef r;
     r.name = name;
     r.op = "_Recv";
-    r.device = spec.device;
+    r.device = RequestedOr(*full.FindNode(id.node), spec.device);
     r.attrs = recv_attrs(id.ToString(), full.FindNode(id.node)->output_type(id.port));
     recvs.push_back(std::move(r));
   }
@@ -127,7 +133,7 @@ StatusOr<std::unique_ptr<Graph>> BuildSubgraph(const Graph& full, const Subgraph
     NodeDef s;
     s.name = "_send_" + id.node + "_" + std::to_string(id.port);
     s.op = "_Send";
-    s.device = spec.device;
+    s.device = RequestedOr(*full.FindNode(id.node), spec.device);
     s.inputs = {it != fed.end() ? it->second : id.ToString()};
     s.attrs["T"] = AttrValue::Type(BaseType(full.FindNode(id.node)->output_type(id.port)));
     s.attrs["tensor_name"] = AttrValue::String(id.ToString());

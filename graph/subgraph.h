@@ -28,7 +28,9 @@ struct SubgraphSpec {
   std::vector<std::string> feeds;    // "node:port"
   std::vector<std::string> fetches;  // "node:port"
   std::vector<std::string> targets;  // "node"
-  std::string device;                // where the _Recv/_Send nodes run
+  // Where a feed's _Recv and a fetch's _Send are asked to run when the
+  // fed or fetched node asks for no device of its own.
+  std::string device;
 };
 
 // Builds the pruned graph. InvalidArgument / NotFound naming the feed,

@@ -7,6 +7,9 @@ namespace tact {
 
 StatusOr<RunPlan> PlanRun(const Graph& full, SubgraphSpec spec, const PlanOptions& options) {
   if (options.devices.empty()) return errors::InvalidArgument("PlanRun: no devices");
+  // A feed enters, and a fetch leaves, where its node is asked to run (a
+  // tower's images on its worker); one of a node asked nowhere on the
+  // first device, the client's in TensorFlow's terms.
   spec.device = options.devices[0];
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, BuildSubgraph(full, spec));
   // A GraphDef carries no shapes; without them the cost model would see
@@ -16,9 +19,6 @@ StatusOr<RunPlan> PlanRun(const Graph& full, SubgraphSpec spec, const PlanOption
   plan.cse_removed = EliminateCommonSubexpressions(graph.get());
   plan.nodes = graph->num_nodes();
   plan.edges = graph->num_edges();
-  // The client's feeds and fetches are placed like any node, so a feed
-  // enters on the device that consumes it (on a cluster, the worker of its
-  // tower, not the first task) and a fetch leaves from its producer's.
   TACT_ASSIGN_OR_RETURN(plan.placement, Place(graph.get(), options.devices, options.placer));
   TACT_ASSIGN_OR_RETURN(plan.partitions, Partition(*graph, options.partition));
   // Their rendezvous keys name the device they ended up on: the partition

@@ -197,7 +197,9 @@ TEST(ClusterSessionTest, LossyTransferKeepsTheUpperSixteenBitsAcrossProcesses) {
   auto cluster = StartCluster({{"worker", 2}});
   ASSERT_NE(cluster, nullptr);
   Scope s = Scope::NewRootScope();
-  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  // The feed enters on worker 0 (where its node is asked to run) and
+  // crosses to worker 1.
+  auto x = Placeholder(s.WithDevice("/job:worker/task:0").WithOpName("x"), DT_FLOAT);
   Identity(s.WithDevice("/job:worker/task:1").WithOpName("moved"), x);
   SessionOptions o;
   o.lossy_float_transfer = true;
