@@ -22,6 +22,7 @@ void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   AddBenchTrain(*bench, run);
   AddBenchSendRecv(*bench, run);
   AddBenchCheckpoint(*bench, run);
+  AddBenchDistributed(*bench, run);
 }
 
 }  // namespace tact::apps

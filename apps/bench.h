@@ -89,6 +89,11 @@ void AddBenchTrain(CLI::App& bench, std::function<int()>& run);
 // worker processes beside raw TCP.
 void AddBenchSendRecv(CLI::App& bench, std::function<int()>& run);
 
+// `tact bench distributed --model {mlp,cnn} [--ps P] [--workers W]
+// [--steps N] [--runs R]`: sync training on a local cluster beside one
+// process, same global batch.
+void AddBenchDistributed(CLI::App& bench, std::function<int()>& run);
+
 // `tact bench checkpoint --params N [--reps R] [--dir D] [--json]`: a
 // checkpoint's save and restore beside raw write+fsync and read.
 void AddBenchCheckpoint(CLI::App& bench, std::function<int()>& run);
