@@ -149,7 +149,7 @@ void AbortStep(Self* self, int64_t step_id, const Status& status) {
   for (const RegisteredPartition& p : it->second.partitions) {
     const DeviceEndpoint* endpoint = Endpoint(self->state, p.device);
     const WireAbortStep abort{step_id, status};
-    // On the link its RunStep probably took, so that it cannot overtake it.
+    // On the link its RunStep took, so that it cannot overtake it.
     if (endpoint == nullptr || !SendStepMessage(self, *endpoint, step_id, kAbortStepKey, abort)) {
       self->send(p.actor, abort);
     }

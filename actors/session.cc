@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "actors/actor_scheduler.h"
-#include "actors/master_links.h"
 #include "actors/cluster_connect.h"
+#include "actors/master_links.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
 #include "actors/supervisor.h"

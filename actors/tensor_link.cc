@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <random>
 
 #include "actors/executor.h"
 #include "actors/socket_io.h"
@@ -153,6 +154,10 @@ struct FrameHeader {
   uint64_t data_bytes = 0;
   uint64_t lent_id = 0;  // 0: the bytes follow
   uint64_t lent_address = 0;
+  // Where the sender keeps lent_id while it holds the tensor; it clears it
+  // before it lets go, so a receiver that reads it back intact after its
+  // copy knows the bytes it copied were the tensor's throughout.
+  uint64_t lent_token_address = 0;
 };
 
 // TACT_LINK_LENDING=0 turns lending off (to compare, or where a security
@@ -188,10 +193,11 @@ bool CopyFromProcess(pid_t pid, void* dst, uint64_t address, size_t n) {
 // are). With `lent_id`, the frame names the tensor's address instead of carrying
 // its bytes.
 std::unique_ptr<Frame> MakeFrame(int64_t step_id, const std::string& key, const Tensor& tensor,
-                                 uint64_t lent_id = 0) {
+                                 uint64_t lent_id = 0, const uint64_t* lent_token = nullptr) {
   FrameHeader h;
   h.lent_id = lent_id;
   h.lent_address = lent_id == 0 ? 0 : reinterpret_cast<uint64_t>(tensor.raw_data());
+  h.lent_token_address = reinterpret_cast<uint64_t>(lent_token);
   h.key_bytes = static_cast<uint32_t>(key.size());
   h.step_id = step_id;
   h.dtype = static_cast<uint32_t>(tensor.dtype());
@@ -231,11 +237,18 @@ struct TensorLinks::Outgoing {
   bool broken = false;
   std::thread writer;
   // Lending (the peer reads large tensors out of this process itself): the
-  // tensors lent and not yet answered for, kept alive until then.
+  // tensors lent and not yet answered for, kept alive until then, each with
+  // its token (FrameHeader::lent_token_address; a map's entries stay where
+  // they are). Ids start at random, so that memory reused by another
+  // link's entry never reads as this one's token.
+  struct Lent {
+    Tensor tensor;
+    uint64_t token = 0;
+  };
   bool lends = false;
   std::mutex lent_mu;
-  uint64_t next_lent = 1;
-  std::map<uint64_t, Tensor> lent;
+  uint64_t next_lent = (static_cast<uint64_t>(std::random_device{}()) << 32 | std::random_device{}()) | 1;
+  std::map<uint64_t, Lent> lent;
   std::thread answers;
 
   ~Outgoing() {
@@ -277,26 +290,30 @@ struct TensorLinks::Outgoing {
   // The frame for `tensor` on this link: lent if the peer borrows and it
   // is large.
   std::unique_ptr<Frame> FrameFor(int64_t step_id, const std::string& key, const Tensor& tensor) {
-    const bool lend = lends && tensor.TotalBytes() >= kLendBytes;
-    return MakeFrame(step_id, key, tensor, lend ? Lend(tensor) : 0);
-  }
-
-  // Keeps `t` until the peer answers that it has copied it; its id.
-  uint64_t Lend(const Tensor& t) {
+    if (!lends || tensor.TotalBytes() < kLendBytes) return MakeFrame(step_id, key, tensor);
     std::lock_guard<std::mutex> lock(lent_mu);
-    const uint64_t id = next_lent++;
-    lent.emplace(id, t);
-    return id;
+    uint64_t id = next_lent++;
+    if (id == 0) id = next_lent++;
+    Lent& l = lent[id];
+    l.tensor = tensor;
+    l.token = id;
+    return MakeFrame(step_id, key, tensor, id, &l.token);
   }
 
-  // The peer's answers: the id of each lent tensor it has copied.
+  // The peer's answers: the id of each lent tensor it has copied. When the
+  // link closes, every tensor still lent is let go, its token cleared
+  // first.
   void AnswerLoop() {
     uint64_t id = 0;
     while (ReadExactly(fd, &id, sizeof id)) {
       std::lock_guard<std::mutex> lock(lent_mu);
-      lent.erase(id);
+      auto it = lent.find(id);
+      if (it == lent.end()) continue;
+      it->second.token = 0;
+      lent.erase(it);
     }
     std::lock_guard<std::mutex> lock(lent_mu);
+    for (auto& [lent_id, l] : lent) l.token = 0;
     lent.clear();
   }
 
@@ -505,12 +522,16 @@ void TensorLinks::ReadLoop(int fd) {
       return;
     }
     Tensor t(dtype, *shape);
+    uint64_t token = 0;
     if (h.lent_id == 0) {
       if (!in.Read(t.raw_data(), h.data_bytes)) return;
     } else if (!CopyFromProcess(probe.pid, t.raw_data(), h.lent_address, h.data_bytes) ||
-               !WriteAll(fd, &h.lent_id, sizeof h.lent_id)) {
-      std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: cannot copy a lent tensor: %s\n",
-                   task_.c_str(), peer.c_str(), std::strerror(errno));
+               !CopyFromProcess(probe.pid, &token, h.lent_token_address, sizeof token) ||
+               token != h.lent_id || !WriteAll(fd, &h.lent_id, sizeof h.lent_id)) {
+      // The sender is gone, or let go of the tensor before the copy ended
+      // (its link closed): what was copied may not be the tensor.
+      std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: cannot copy a lent tensor%s\n",
+                   task_.c_str(), peer.c_str(), token == h.lent_id ? "" : " (no longer lent)");
       shutdown(fd, SHUT_RDWR);
       return;
     }

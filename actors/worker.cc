@@ -77,7 +77,9 @@ class WorkerImpl final : public Worker {
       };
       // A master's link back is dropped with its session's link here.
       auto closed = [links, tasks](const LinkSender& from) {
-        if (std::find(tasks.begin(), tasks.end(), from.task) == tasks.end()) (*links)->Forget(from.task);
+        if (*links != nullptr && std::find(tasks.begin(), tasks.end(), from.task) == tasks.end()) {
+          (*links)->Forget(from.task);
+        }
       };
       TACT_ASSIGN_OR_RETURN(links_, TensorLinks::Start(task_, host, ClusterKey(o.secret), deliver, closed));
       *links = links_.get();
