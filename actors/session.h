@@ -53,8 +53,9 @@ struct SupervisionOptions {
 
 struct SessionOptions {
   // Devices of this process by type ({"CPU": 4} makes four CPU devices).
-  // The placer spreads each Run's nodes over them (paper 3.2); feeds enter
-  // where they are consumed and fetches leave where they are produced.
+  // The placer spreads each Run's nodes over them (paper 3.2). A feed
+  // enters, and a fetch leaves, on the device its node asks for; one whose
+  // node asks for none, on the first device.
   std::map<std::string, int> device_count = {{"CPU", 1}};
   int intra_op_threads = 2;  // threads of each device's pools
   // Container for Variables that name none; empty gives the session a
