@@ -162,26 +162,33 @@ std::vector<int64_t> Batcher::Permutation(int64_t epoch) const {
   return order;
 }
 
-Batch Batcher::Get(int64_t epoch, int64_t index) {
+Batch Batcher::Get(int64_t epoch, int64_t index) { return std::move(GetShares(epoch, index, 1).front()); }
+
+std::vector<Batch> Batcher::GetShares(int64_t epoch, int64_t index, int64_t parts) {
   if (epoch != cached_epoch_) {
     order_ = Permutation(epoch);
     cached_epoch_ = epoch;
   }
+  parts = std::max<int64_t>(parts, 1);
   const int64_t n = data_.size();
-  if (n == 0 || data_.images.dims() == 0) return Batch{};
+  if (n == 0 || data_.images.dims() == 0) return std::vector<Batch>(static_cast<size_t>(parts));
   const int64_t begin = std::clamp<int64_t>(index * batch_size_, 0, n);
   const int64_t end = std::min(n, begin + batch_size_);
-  const int64_t b = end - begin;
+  const int64_t share = (end - begin) / parts;
   std::vector<int64_t> dims = data_.images.shape().dim_sizes();
   const int64_t per = dims.empty() || dims[0] == 0 ? 0 : data_.images.NumElements() / dims[0];
-  dims[0] = b;
-  Batch out{Tensor(DT_FLOAT, TensorShape(dims)), Tensor(DT_INT32, TensorShape({b}))};
+  dims[0] = share;
   const float* src = data_.images.data<float>();
-  float* dst = out.images.data<float>();
-  for (int64_t k = 0; k < b; ++k) {
-    const int64_t row = order_[begin + k];
-    std::memcpy(dst + k * per, src + row * per, sizeof(float) * per);
-    out.labels.data<int32_t>()[k] = data_.labels.data<int32_t>()[row];
+  std::vector<Batch> out;
+  for (int64_t p = 0; p < parts; ++p) {
+    Batch b{Tensor(DT_FLOAT, TensorShape(dims)), Tensor(DT_INT32, TensorShape({share}))};
+    float* dst = b.images.data<float>();
+    for (int64_t k = 0; k < share; ++k) {
+      const int64_t row = order_[begin + p * share + k];
+      std::memcpy(dst + k * per, src + row * per, sizeof(float) * per);
+      b.labels.data<int32_t>()[k] = data_.labels.data<int32_t>()[row];
+    }
+    out.push_back(std::move(b));
   }
   return out;
 }

@@ -59,6 +59,11 @@ class Batcher {
   int64_t batches_per_epoch() const;
   // Batch `index` (0 <= index < batches_per_epoch()) of epoch `epoch`.
   Batch Get(int64_t epoch, int64_t index);
+  // The same batch as `parts` equal shares, gathered straight into a tensor
+  // each (one model replica's feed apiece): share k holds rows
+  // [k*n, (k+1)*n) of Get's batch, n = its size / parts, and a remainder
+  // of fewer than `parts` rows is left out. parts >= 1.
+  std::vector<Batch> GetShares(int64_t epoch, int64_t index, int64_t parts);
   // The order of epoch `epoch`: a permutation of [0, N).
   std::vector<int64_t> Permutation(int64_t epoch) const;
 

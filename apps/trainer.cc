@@ -167,31 +167,20 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
   return p;
 }
 
-// Tower k's feeds: its share of batch `b` (rows [k*n, (k+1)*n)).
+// Tower k's feeds: its share of the step's batch.
 std::vector<std::pair<std::string, Tensor>> TowerFeeds(const ReplicatedTrainGraph& g, size_t k,
-                                                       const Batch& b, const Tensor& training) {
-  const int64_t n = b.labels.dim_size(0) / static_cast<int64_t>(g.towers.size());
-  const int64_t begin = static_cast<int64_t>(k) * n;
-  return {{g.towers[k].images, Rows(b.images, begin, n)},
-          {g.towers[k].labels, Rows(b.labels, begin, n)},
-          {g.training, training}};
+                                                       const Batch& share, const Tensor& training) {
+  return {{g.towers[k].images, share.images}, {g.towers[k].labels, share.labels}, {g.training, training}};
 }
 
 // One sync step: every tower's share in one Run; the loss is the towers'
 // mean (each tower's loss is the mean over its equal share).
-StatusOr<double> SyncStep(Session& session, const ReplicatedTrainGraph& g, const Batch& b,
+StatusOr<double> SyncStep(Session& session, const ReplicatedTrainGraph& g, const std::vector<Batch>& shares,
                           const Tensor& training) {
-  if (g.towers.size() == 1) {
-    TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out,
-                          session.Run({{g.towers[0].images, b.images}, {g.towers[0].labels, b.labels},
-                                       {g.training, training}},
-                                      {g.towers[0].loss}, {g.train_op}));
-    return out[0].scalar<float>();
-  }
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::vector<std::string> losses;
   for (size_t k = 0; k < g.towers.size(); ++k) {
-    for (auto& f : TowerFeeds(g, k, b, training)) {
+    for (auto& f : TowerFeeds(g, k, shares[k], training)) {
       if (k == 0 || f.first != g.training) feeds.push_back(std::move(f));
     }
     losses.push_back(g.towers[k].loss);
@@ -204,13 +193,13 @@ StatusOr<double> SyncStep(Session& session, const ReplicatedTrainGraph& g, const
 
 // One async step: each tower runs its own update on its share, all at
 // once, from a thread each (each Run is its own step on the cluster).
-StatusOr<double> AsyncStep(Session& session, const ReplicatedTrainGraph& g, const Batch& b,
+StatusOr<double> AsyncStep(Session& session, const ReplicatedTrainGraph& g, const std::vector<Batch>& shares,
                            const Tensor& training) {
   std::vector<StatusOr<std::vector<Tensor>>> results(g.towers.size(), errors::Internal("not run"));
   std::vector<std::thread> threads;
   for (size_t k = 0; k < g.towers.size(); ++k) {
     threads.emplace_back([&, k] {
-      results[k] = session.Run(TowerFeeds(g, k, b, training), {g.towers[k].loss}, {g.towers[k].train_op});
+      results[k] = session.Run(TowerFeeds(g, k, shares[k], training), {g.towers[k].loss}, {g.towers[k].train_op});
     });
   }
   for (std::thread& t : threads) t.join();
@@ -266,9 +255,13 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   while (step < total) {
     const int epoch = static_cast<int>(step / per_epoch);
     TACT_RETURN_IF_ERROR(recovery.Inject(step, &r));
-    Batch b = batches.Get(epoch, step % per_epoch);
+    // Gathered straight into each tower's feed, outside the timed step, as
+    // one process's batch is.
+    const std::vector<Batch> shares =
+        batches.GetShares(epoch, step % per_epoch, static_cast<int64_t>(g.towers.size()));
     const auto start = std::chrono::steady_clock::now();
-    StatusOr<double> loss = async ? AsyncStep(*session, g, b, training_on) : SyncStep(*session, g, b, training_on);
+    StatusOr<double> loss =
+        async ? AsyncStep(*session, g, shares, training_on) : SyncStep(*session, g, shares, training_on);
     if (!loss.ok()) {
       TACT_ASSIGN_OR_RETURN(step, recovery.Recover(loss.status(), step, &r));
       continue;

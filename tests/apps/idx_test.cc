@@ -169,6 +169,29 @@ TEST_F(IdxTest, BatcherPermutesDeterministicallyPerEpoch) {
   EXPECT_EQ(last.labels.data<int32_t>()[0], 20 % 10);
 }
 
+// Each replica's share is the rows Get's batch has in its place; a
+// remainder of fewer rows than replicas is left out.
+TEST_F(IdxTest, SharesAreTheBatchsRowsInOrder) {
+  WriteSplit("train", 23, 23);
+  auto d = LoadFashionMnist(dir_.string(), "train");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  Batcher a(*d, 7, 42), b(*d, 7, 42);
+  for (int64_t k = 0; k < a.batches_per_epoch(); ++k) {
+    const Batch whole = a.Get(1, k);
+    const std::vector<Batch> shares = b.GetShares(1, k, 2);
+    ASSERT_EQ(shares.size(), 2u);
+    for (int64_t p = 0; p < 2; ++p) {
+      ASSERT_EQ(shares[p].images.shape(), TensorShape({3, 2, 3, 1}));  // 7 / 2, the last row left out
+      for (int r = 0; r < 3; ++r) {
+        EXPECT_EQ(shares[p].labels.data<int32_t>()[r], whole.labels.data<int32_t>()[p * 3 + r]);
+        for (int px = 0; px < 6; ++px) {
+          EXPECT_EQ(shares[p].images.data<float>()[r * 6 + px], whole.images.data<float>()[(p * 3 + r) * 6 + px]);
+        }
+      }
+    }
+  }
+}
+
 TEST(FashionMnistTest, LoadsTheRealDataset) {
   const std::string dir = "/usr/share/datasets/fashion-mnist";
   if (!fs::exists(dir + "/train-images-idx3-ubyte.gz")) GTEST_SKIP() << dir << " is not here";
