@@ -6,6 +6,7 @@
 
 #include "actors/pending_counts.h"
 #include "actors/ready_queue.h"
+#include "actors/send_batch.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/rendezvous.h"
 #include "kernels/variable.h"
@@ -233,6 +234,9 @@ void ExecutorState::ReleaseInputs(int id) {
 }
 
 void ExecutorState::RunLoop(ReadyQueue* ready) {
+  // The cheap kernels' Sends to other tasks leave together, and before an
+  // expensive kernel keeps this thread (actors/send_batch.h).
+  SendBatch batch;
   std::vector<int> newly_ready;
   while (!ready->empty()) {
     const int id = ready->Pop();
@@ -242,6 +246,7 @@ void ExecutorState::RunLoop(ReadyQueue* ready) {
         StartAsync(id, ready);
         continue;
       }
+      if (impl_->items_[id].expensive) SendBatch::Flush();
       RunKernel(id, &newly_ready);
     }
     if (!NodeDone(newly_ready, ready)) return;

@@ -17,6 +17,7 @@
 #include "actors/bulk_transfer.h"
 #include "actors/master_links.h"
 #include "actors/master_state.h"
+#include "actors/send_batch.h"
 #include "graph/subgraph.h"
 #include "placement/plan.h"
 
@@ -99,6 +100,36 @@ bool SendStepMessage(Self* self, const DeviceEndpoint& d, int64_t step_id, const
   return true;
 }
 
+// The step's answer as the client gets it: its fetches in the order asked.
+StatusOr<std::vector<Tensor>> Answer(const RunCall& call, const std::map<std::string, Tensor>& fetched) {
+  std::vector<Tensor> out;
+  for (const std::string& f : call.fetches) {
+    auto t = fetched.find(Normalized(f));
+    if (t == fetched.end()) return errors::Internal("no partition returned fetch '", f, "'");
+    out.push_back(t->second);  // the reference, not the bytes
+  }
+  return out;
+}
+
+// When every partition of a step answers on a tensor link, the link's
+// reader that takes the last StepDone answers the client (MasterLinks::
+// AnswerOnArrival); the master still sees every StepDone. Not for a Run
+// that collects stats: the master gathers them.
+void AnswerOnArrival(MasterState& st, int64_t step_id, const std::shared_ptr<RunCall>& call,
+                     const Signature& sig) {
+  if (call->stats != nullptr || st.options.links == nullptr) return;
+  for (const RegisteredPartition& p : sig.partitions) {
+    const DeviceEndpoint* endpoint = Endpoint(st, p.device);
+    if (endpoint == nullptr || !HasLink(st, *endpoint)) return;
+  }
+  st.options.links->AnswerOnArrival(step_id, static_cast<int>(sig.partitions.size()),
+                                    [call](std::map<std::string, Tensor> fetched) {
+                                      StatusOr<std::vector<Tensor>> out = Answer(*call, fetched);
+                                      // A missing fetch is the master's to report.
+                                      if (out.ok()) call->reply(std::move(out));
+                                    });
+}
+
 void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) {
   MasterState& st = self->state;
   if (st.closed) {
@@ -111,6 +142,9 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) 
     return;
   }
   const int64_t step_id = st.next_step++;
+  AnswerOnArrival(st, step_id, call, sig);
+  // Each task's feeds and RunStep leave together (actors/send_batch.h).
+  SendBatch batch;
   std::map<std::string, const Tensor*> feeds;
   for (const auto& [name, t] : call->feeds) feeds[Normalized(name)] = &t;
   for (const RegisteredPartition& p : sig.partitions) {
@@ -437,20 +471,13 @@ void FinishStep(Self* self, WireStepDone& done) {
   if (--step.outstanding > 0) return;
   PendingStep finished = std::move(step);
   st.pending.erase(it);
+  if (st.options.links != nullptr) st.options.links->ForgetStep(done.step_id);
   if (!finished.status.ok()) {
     finished.call->reply(finished.status);
     return;
   }
-  std::vector<Tensor> out;
-  for (const std::string& f : finished.call->fetches) {
-    auto t = finished.fetched.find(Normalized(f));
-    if (t == finished.fetched.end()) {
-      finished.call->reply(errors::Internal("no partition returned fetch '", f, "'"));
-      return;
-    }
-    out.push_back(std::move(t->second));
-  }
-  finished.call->reply(std::move(out));
+  // Ignored if the link's reader answered first.
+  finished.call->reply(Answer(*finished.call, finished.fetched));
 }
 
 bool HasLink(const MasterState& st, const DeviceEndpoint& d) {

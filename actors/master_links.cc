@@ -81,6 +81,18 @@ void MasterLinks::SetOnStepDone(OnStepDone on_done) {
   on_done_ = std::move(on_done);
 }
 
+void MasterLinks::AnswerOnArrival(int64_t step_id, int partitions, StepFinished finished) {
+  std::lock_guard<std::mutex> lock(answering_mu_);
+  Answering& a = answering_[step_id];
+  a.left = partitions;
+  a.finished = std::move(finished);
+}
+
+void MasterLinks::ForgetStep(int64_t step_id) {
+  std::lock_guard<std::mutex> lock(answering_mu_);
+  answering_.erase(step_id);
+}
+
 void MasterLinks::Arrived(const LinkSender& from, int64_t step_id, const std::string& key, const Tensor& t) {
   StatusOr<std::optional<WireStepDone>> done = assembler_.Take(from, step_id, key, t);
   if (!done.ok()) {
@@ -91,6 +103,26 @@ void MasterLinks::Arrived(const LinkSender& from, int64_t step_id, const std::st
     return;
   }
   if (!done->has_value()) return;
+  StepFinished finished;
+  std::map<std::string, Tensor> fetched;
+  {
+    std::lock_guard<std::mutex> lock(answering_mu_);
+    auto it = answering_.find((*done)->step_id);
+    if (it != answering_.end()) {
+      Answering& a = it->second;
+      if (!(*done)->status.ok()) {
+        answering_.erase(it);  // the master answers a failed step
+      } else if (a.answered.insert((*done)->handle).second) {
+        for (const auto& [name, t] : (*done)->fetched) a.fetched[name] = t;
+        if (--a.left == 0) {
+          finished = std::move(a.finished);
+          fetched = std::move(a.fetched);
+          answering_.erase(it);
+        }
+      }
+    }
+  }
+  if (finished) finished(std::move(fetched));
   OnStepDone on_done;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "actors/step_link.h"
@@ -40,6 +41,23 @@ class MasterLinks {
 
   // Where StepDones go; set before the first step message is sent.
   void SetOnStepDone(OnStepDone on_done);
+
+  // Called on a reader thread with the fetches (by "node:port") of a step
+  // whose every StepDone arrived on the links and succeeded.
+  using StepFinished = std::function<void(std::map<std::string, Tensor> fetched)>;
+  // Lets the reader thread that takes the last of step `step_id`'s
+  // `partitions` StepDones answer the step itself, before the StepDones
+  // reach the master's actor: a distributed Run's answer then crosses one
+  // thread (the reader's) where it crossed three (the reader's, the
+  // master's, the client's latch; docs/performance.md). Every StepDone
+  // still goes to OnStepDone as well, so the master keeps the step's
+  // bookkeeping and alone handles a step that fails: once one of its
+  // StepDones has failed, `finished` is dropped unrun. Call before the
+  // step's RunSteps leave.
+  void AnswerOnArrival(int64_t step_id, int partitions, StepFinished finished);
+  // Drops what AnswerOnArrival kept for `step_id`, if it is still there
+  // (the master ended the step another way: a lost task, an abort).
+  void ForgetStep(int64_t step_id);
 
   // Queues `tensor` (a reference: its bytes are not copied) for the
   // rendezvous of `step_id` in `task`, whose links listen at host:port, on
@@ -68,6 +86,17 @@ class MasterLinks {
   std::mutex mu_;  // guards lanes_ and on_done_
   std::map<std::string, std::unique_ptr<Lane>> lanes_;  // by task
   OnStepDone on_done_;
+
+  // A step to answer on arrival: the StepDones still to come, and what
+  // those that came fetched.
+  struct Answering {
+    int left = 0;
+    std::set<std::string> answered;  // partition handles
+    std::map<std::string, Tensor> fetched;
+    StepFinished finished;
+  };
+  std::mutex answering_mu_;  // guards answering_
+  std::map<int64_t, Answering> answering_;  // by step id
 };
 
 }  // namespace tact

@@ -1,9 +1,12 @@
 // The answer to a client's call, given once (actors/messages.h: RunCall,
 // ExtendCall). If the call is destroyed unanswered (the master that held
 // it ended without answering, say on a bug), it answers Internal then, so
-// that no client waits for ever.
+// that no client waits for ever. Two threads may answer at once (a Run's
+// answer races from a tensor link's reader and from the master,
+// actors/master_links.h): the first wins, the other is ignored.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <utility>
 
@@ -22,16 +25,20 @@ class OnceReply {
   OnceReply(const OnceReply&) = delete;
   OnceReply& operator=(const OnceReply&) = delete;
   ~OnceReply() {
-    if (reply_) reply_(T(errors::Internal("the session's master ended without answering this call")));
+    if (reply_ && !answered_.load()) {
+      reply_(T(errors::Internal("the session's master ended without answering this call")));
+    }
   }
 
-  // Later calls are ignored.
+  // Later calls are ignored. Set the reply before any thread may answer.
   void operator()(T value) {
-    if (auto reply = std::exchange(reply_, nullptr)) reply(std::move(value));
+    if (!reply_ || answered_.exchange(true)) return;
+    reply_(std::move(value));
   }
 
  private:
   std::function<void(T)> reply_;
+  std::atomic<bool> answered_{false};
 };
 
 }  // namespace tact

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <random>
 
 #include "actors/executor.h"
+#include "actors/send_batch.h"
 #include "actors/socket_io.h"
 #include "actors/wire_auth.h"
 #include "actors/wire_caf.h"
@@ -45,7 +47,18 @@ struct Frame {
   size_t first = 0;  // parts before it are written
   std::string head;  // header, dims and key
   Tensor tensor;
+  // A batch's frames, whose parts these parts are (actors/send_batch.h).
+  std::vector<std::unique_ptr<Frame>> pieces;
 };
+
+// The frames of `batch` as one, to go out with one gathered write.
+std::unique_ptr<Frame> Gathered(std::vector<std::unique_ptr<Frame>> batch) {
+  if (batch.size() == 1) return std::move(batch.front());
+  auto f = std::make_unique<Frame>();
+  for (const auto& piece : batch) f->parts.insert(f->parts.end(), piece->parts.begin(), piece->parts.end());
+  f->pieces = std::move(batch);
+  return f;
+}
 
 // Writes what is left of `f`; false on a broken socket. With `wait`
 // false, stops (true) as soon as the socket's buffer is full.
@@ -127,6 +140,14 @@ class SocketReader {
       Take(&d, &n);
     }
     return true;
+  }
+
+  // Whether a Read would find bytes without waiting for the peer: in the
+  // buffer, or already in the socket.
+  bool HasMore() const {
+    if (end_ > begin_) return true;
+    int queued = 0;
+    return ioctl(fd_, FIONREAD, &queued) == 0 && queued > 0;
   }
 
  private:
@@ -224,7 +245,7 @@ std::unique_ptr<Frame> MakeFrame(int64_t step_id, const std::string& key, const 
 // peer that is slow to read, and no two tasks can wait on each other's
 // full sockets (a reader thread runs the kernels its tensor readies, and
 // those may send).
-struct TensorLinks::Outgoing {
+struct TensorLinks::Outgoing : std::enable_shared_from_this<TensorLinks::Outgoing> {
   std::string peer;
   uint16_t port = 0;  // the peer's; a restarted peer listens on another
   uint64_t epoch = 0;
@@ -265,8 +286,38 @@ struct TensorLinks::Outgoing {
     if (fd >= 0) close(fd);
   }
 
-  // False if the link is broken.
+  // False if the link is broken. While a SendBatch is open on this
+  // thread, the frame waits for the batch's flush.
   bool Send(std::unique_ptr<Frame> f) {
+    if (!SendBatch::Open()) return Write(std::move(f));
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (broken) return false;
+    }
+    std::vector<std::unique_ptr<Frame>>& held = Held()[this];
+    if (held.empty()) SendBatch::AtFlush([link = shared_from_this()] { link->WriteHeld(); });
+    held.push_back(std::move(f));
+    return true;
+  }
+
+  // The frames this thread's open batch holds, by link.
+  using HeldFrames = std::map<const Outgoing*, std::vector<std::unique_ptr<Frame>>>;
+  static HeldFrames& Held() {
+    thread_local HeldFrames held;
+    return held;
+  }
+
+  void WriteHeld() {
+    auto it = Held().find(this);
+    if (it == Held().end()) return;
+    std::vector<std::unique_ptr<Frame>> frames = std::move(it->second);
+    Held().erase(it);
+    Write(Gathered(std::move(frames)));  // a broken link drops them, as its queue does
+  }
+
+  // Writes `f` at once if the socket is idle, as far as its buffer takes
+  // it; the rest, and frames behind a busy socket, go to the writer.
+  bool Write(std::unique_ptr<Frame> f) {
     std::unique_lock<std::mutex> lock(mu);
     if (broken) return false;
     if (busy || !queue.empty()) {
@@ -488,7 +539,18 @@ void TensorLinks::ReadLoop(int fd) {
   SocketReader in(fd);
   // This thread only delivers: the cheap kernels a tensor readies run here.
   InlineContinuations inline_here;
+  // The ids of the lent tensors copied and not yet answered. They are
+  // answered together when no frame is waiting, so that a burst of lent
+  // tensors wakes the sender's answer thread once rather than per tensor.
+  std::vector<uint64_t> copied;
   for (;;) {
+    if (!copied.empty() && !in.HasMore()) {
+      if (!WriteAll(fd, copied.data(), copied.size() * sizeof(uint64_t))) {
+        shutdown(fd, SHUT_RDWR);
+        return;
+      }
+      copied.clear();
+    }
     FrameHeader h;
     if (!in.Read(&h, sizeof h)) return;  // closed
     const DataType dtype = static_cast<DataType>(h.dtype);
@@ -527,7 +589,7 @@ void TensorLinks::ReadLoop(int fd) {
       if (!in.Read(t.raw_data(), h.data_bytes)) return;
     } else if (!CopyFromProcess(probe.pid, t.raw_data(), h.lent_address, h.data_bytes) ||
                !CopyFromProcess(probe.pid, &token, h.lent_token_address, sizeof token) ||
-               token != h.lent_id || !WriteAll(fd, &h.lent_id, sizeof h.lent_id)) {
+               token != h.lent_id) {
       // The sender is gone, or let go of the tensor before the copy ended
       // (its link closed): what was copied may not be the tensor.
       std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: cannot copy a lent tensor%s\n",
@@ -535,6 +597,7 @@ void TensorLinks::ReadLoop(int fd) {
       shutdown(fd, SHUT_RDWR);
       return;
     }
+    if (h.lent_id != 0) copied.push_back(h.lent_id);
     deliver_(from, h.step_id, key, t);
   }
 }
