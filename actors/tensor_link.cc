@@ -19,19 +19,18 @@
 #include <random>
 
 #include "actors/executor.h"
+#include "actors/link_frame.h"
 #include "actors/send_batch.h"
 #include "actors/socket_io.h"
 #include "actors/wire_auth.h"
-#include "actors/wire_caf.h"
 
 namespace tact {
 namespace {
 
-constexpr char kMagic[8] = {'T', 'A', 'C', 'T', 'L', 'N', 'K', '2'};
-constexpr uint32_t kFrameMagic = 0x4d524654;  // "TFRM"
+// 3: frames are Cap'n Proto LinkFrames (actors/link_frame.h); a peer of
+// another framing is refused at the handshake rather than misread.
+constexpr char kMagic[8] = {'T', 'A', 'C', 'T', 'L', 'N', 'K', '3'};
 constexpr size_t kNonceBytes = 16;
-constexpr uint32_t kMaxKeyBytes = 1 << 16;
-constexpr uint32_t kMaxRank = 32;
 constexpr uint32_t kMaxTaskBytes = 1 << 12;
 // How long a handshake may take before the connection is dropped.
 constexpr int kHandshakeTimeoutMs = 5000;
@@ -41,12 +40,13 @@ constexpr int kHandshakeTimeoutMs = 5000;
 constexpr size_t kLendBytes = size_t{64} << 10;
 
 // A frame on its way out: its parts, what of them is left to write, and
-// the tensor (a reference) whose bytes the last part points into.
+// the tensor (a reference) whose bytes its data parts point into.
 struct Frame {
   std::vector<iovec> parts;
   size_t first = 0;  // parts before it are written
-  std::string head;  // header, dims and key
+  std::unique_ptr<EncodedLinkFrame> encoded;  // what `parts` began as
   Tensor tensor;
+  bool lent = false;  // its bytes stay here for the peer to copy
   // A batch's frames, whose parts these parts are (actors/send_batch.h).
   std::vector<std::unique_ptr<Frame>> pieces;
 };
@@ -163,24 +163,6 @@ class SocketReader {
   size_t begin_ = 0, end_ = 0;
 };
 
-// The fixed part of a frame: what the receiver checks before it allocates.
-// A lent tensor's bytes are not on the socket: the receiver copies them
-// out of the sender's memory at `lent_address` and answers with `lent_id`.
-struct FrameHeader {
-  uint32_t magic = kFrameMagic;
-  uint32_t key_bytes = 0;
-  int64_t step_id = 0;
-  uint32_t dtype = 0;
-  uint32_t rank = 0;
-  uint64_t data_bytes = 0;
-  uint64_t lent_id = 0;  // 0: the bytes follow
-  uint64_t lent_address = 0;
-  // Where the sender keeps lent_id while it holds the tensor; it clears it
-  // before it lets go, so a receiver that reads it back intact after its
-  // copy knows the bytes it copied were the tensor's throughout.
-  uint64_t lent_token_address = 0;
-};
-
 // TACT_LINK_LENDING=0 turns lending off (to compare, or where a security
 // policy forbids one process to read another's memory).
 bool LendingAllowed() {
@@ -211,29 +193,15 @@ bool CopyFromProcess(pid_t pid, void* dst, uint64_t address, size_t n) {
 }
 
 // A frame for `tensor` (a reference: its bytes are written from where they
-// are). With `lent_id`, the frame names the tensor's address instead of carrying
-// its bytes.
-std::unique_ptr<Frame> MakeFrame(int64_t step_id, const std::string& key, const Tensor& tensor,
-                                 uint64_t lent_id = 0, const uint64_t* lent_token = nullptr) {
-  FrameHeader h;
-  h.lent_id = lent_id;
-  h.lent_address = lent_id == 0 ? 0 : reinterpret_cast<uint64_t>(tensor.raw_data());
-  h.lent_token_address = reinterpret_cast<uint64_t>(lent_token);
-  h.key_bytes = static_cast<uint32_t>(key.size());
-  h.step_id = step_id;
-  h.dtype = static_cast<uint32_t>(tensor.dtype());
-  h.rank = static_cast<uint32_t>(tensor.dims());
-  h.data_bytes = tensor.TotalBytes();
+// are). With `lent`, the frame names the tensor's address instead of
+// carrying its bytes.
+StatusOr<std::unique_ptr<Frame>> MakeFrame(int64_t step_id, const std::string& key, const Tensor& tensor,
+                                           const LentBytes& lent = {}) {
   auto f = std::make_unique<Frame>();
-  f->head.append(reinterpret_cast<const char*>(&h), sizeof h);
-  for (int d = 0; d < tensor.dims(); ++d) {
-    const int64_t n = tensor.dim_size(d);
-    f->head.append(reinterpret_cast<const char*>(&n), sizeof n);
-  }
-  f->head += key;
+  TACT_ASSIGN_OR_RETURN(f->encoded, EncodeLinkFrame(step_id, key, tensor, lent));
+  f->parts = std::move(f->encoded->parts);  // they point into f->encoded, which stays
   f->tensor = tensor;
-  f->parts = {{f->head.data(), f->head.size()}};
-  if (lent_id == 0) f->parts.push_back({tensor.raw_data(), tensor.TotalBytes()});
+  f->lent = lent.id != 0;
   return f;
 }
 
@@ -340,7 +308,7 @@ struct TensorLinks::Outgoing : std::enable_shared_from_this<TensorLinks::Outgoin
 
   // The frame for `tensor` on this link: lent if the peer borrows and it
   // is large.
-  std::unique_ptr<Frame> FrameFor(int64_t step_id, const std::string& key, const Tensor& tensor) {
+  StatusOr<std::unique_ptr<Frame>> FrameFor(int64_t step_id, const std::string& key, const Tensor& tensor) {
     if (!lends || tensor.TotalBytes() < kLendBytes) return MakeFrame(step_id, key, tensor);
     std::lock_guard<std::mutex> lock(lent_mu);
     uint64_t id = next_lent++;
@@ -348,7 +316,11 @@ struct TensorLinks::Outgoing : std::enable_shared_from_this<TensorLinks::Outgoin
     Lent& l = lent[id];
     l.tensor = tensor;
     l.token = id;
-    return MakeFrame(step_id, key, tensor, id, &l.token);
+    StatusOr<std::unique_ptr<Frame>> f = MakeFrame(
+        step_id, key, tensor,
+        LentBytes{id, reinterpret_cast<uint64_t>(tensor.raw_data()), reinterpret_cast<uint64_t>(&l.token)});
+    if (!f.ok()) lent.erase(id);
+    return f;
   }
 
   // The peer's answers: the id of each lent tensor it has copied. When the
@@ -551,54 +523,35 @@ void TensorLinks::ReadLoop(int fd) {
       }
       copied.clear();
     }
-    FrameHeader h;
-    if (!in.Read(&h, sizeof h)) return;  // closed
-    const DataType dtype = static_cast<DataType>(h.dtype);
-    std::string why;
-    if (h.magic != kFrameMagic) why = "bad frame marker";
-    else if (h.key_bytes > kMaxKeyBytes) why = "key too long";
-    else if (h.rank > kMaxRank) why = "rank too large";
-    else if (h.data_bytes > kMaxWireMessageBytes) why = "tensor over the size limit";
-    else if (!Carries(dtype)) why = "dtype not carried by links";
-    std::vector<int64_t> dims(h.rank);
-    std::string key(why.empty() ? h.key_bytes : 0, '\0');
-    if (why.empty() && (!in.Read(dims.data(), dims.size() * sizeof(int64_t)) ||
-                        !in.Read(key.data(), key.size()))) {
-      return;
-    }
-    StatusOr<TensorShape> shape = why.empty() ? TensorShape::FromDims(dims) : StatusOr<TensorShape>(errors::Internal(""));
-    if (why.empty() && !shape.ok()) why = "bad shape";
-    if (why.empty() && static_cast<uint64_t>(shape->num_elements()) * DataTypeSize(dtype) != h.data_bytes) {
-      why = "size does not match the shape";
-    }
-    if (!why.empty()) {
-      std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: %s\n", task_.c_str(),
-                   peer.c_str(), why.c_str());
+    DecodedLinkFrame f;
+    const Status read = ReadLinkFrame([&in](void* dst, size_t n) { return in.Read(dst, n); }, &f);
+    if (read.code() == Code::kCancelled) return;  // closed
+    if (!read.ok()) {
+      std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: %s\n", task_.c_str(), peer.c_str(),
+                   read.ToString().c_str());
       shutdown(fd, SHUT_RDWR);
       return;
     }
-    if (h.lent_id != 0 && !borrows) {
+    const LentBytes& lent = f.lent;
+    if (lent.id != 0 && !borrows) {
       std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: a lent tensor on a link that "
                    "cannot borrow\n", task_.c_str(), peer.c_str());
       shutdown(fd, SHUT_RDWR);
       return;
     }
-    Tensor t(dtype, *shape);
     uint64_t token = 0;
-    if (h.lent_id == 0) {
-      if (!in.Read(t.raw_data(), h.data_bytes)) return;
-    } else if (!CopyFromProcess(probe.pid, t.raw_data(), h.lent_address, h.data_bytes) ||
-               !CopyFromProcess(probe.pid, &token, h.lent_token_address, sizeof token) ||
-               token != h.lent_id) {
+    if (lent.id != 0 && (!CopyFromProcess(probe.pid, f.tensor.raw_data(), lent.address, f.tensor.TotalBytes()) ||
+                         !CopyFromProcess(probe.pid, &token, lent.token_address, sizeof token) ||
+                         token != lent.id)) {
       // The sender is gone, or let go of the tensor before the copy ended
       // (its link closed): what was copied may not be the tensor.
       std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: cannot copy a lent tensor%s\n",
-                   task_.c_str(), peer.c_str(), token == h.lent_id ? "" : " (no longer lent)");
+                   task_.c_str(), peer.c_str(), token == lent.id ? "" : " (no longer lent)");
       shutdown(fd, SHUT_RDWR);
       return;
     }
-    if (h.lent_id != 0) copied.push_back(h.lent_id);
-    deliver_(from, h.step_id, key, t);
+    if (lent.id != 0) copied.push_back(lent.id);
+    deliver_(from, f.step_id, f.key, f.tensor);
   }
 }
 
@@ -671,8 +624,8 @@ StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::
 Status TensorLinks::Send(const std::string& peer, const std::string& host, uint16_t port, uint64_t epoch,
                          int64_t step_id, const std::string& key, const Tensor& tensor) {
   TACT_ASSIGN_OR_RETURN(std::shared_ptr<Outgoing> link, LinkTo(peer, host, port, epoch));
-  std::unique_ptr<Frame> frame = link->FrameFor(step_id, key, tensor);
-  if (frame->parts.size() == 1) ++tensors_lent_;
+  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Frame> frame, link->FrameFor(step_id, key, tensor));
+  if (frame->lent) ++tensors_lent_;
   if (!link->Send(std::move(frame))) {
     return errors::Unavailable("the tensor link from task ", task_, " to task ", peer, " broke");
   }
@@ -699,9 +652,14 @@ bool TensorLinks::SendIfLinked(const std::string& peer, uint16_t port, uint64_t 
     }
     link = it->second;
   }
-  std::unique_ptr<Frame> frame = link->FrameFor(step_id, key, tensor);
-  if (frame->parts.size() == 1) ++tensors_lent_;
-  return link->Send(std::move(frame));
+  StatusOr<std::unique_ptr<Frame>> frame = link->FrameFor(step_id, key, tensor);
+  if (!frame.ok()) {
+    std::fprintf(stderr, "tact: tensor '%s' cannot go on a tensor link: %s\n", key.c_str(),
+                 frame.status().ToString().c_str());
+    return false;
+  }
+  if ((*frame)->lent) ++tensors_lent_;
+  return link->Send(std::move(frame).value());
 }
 
 }  // namespace tact

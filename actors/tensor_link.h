@@ -4,8 +4,10 @@
 // Why not CAF's messages: `tact bench sendrecv` measured them at a tenth of
 // a plain socket's bandwidth and fifteen times its round trip on loopback
 // (each tensor is encoded, copied into CAF's buffer, handed between three
-// threads, and copied out again). A link writes a small header and the
-// tensor's own bytes with one writev, and its reader thread reads them
+// threads, and copied out again). A link writes each tensor as a Cap'n
+// Proto message whose tensor bytes are segments of their own
+// (actors/link_frame.h: schemas/runtime.capnp's LinkFrame), from the
+// tensor's own buffer with one writev, and its reader thread reads them
 // straight into the tensor the Recv gets.
 //
 // Each task listens on one extra port. The sending task opens its link to

@@ -74,6 +74,33 @@ struct RendezvousTensor {
   tensor @2 :Tensor.TensorProto;
 }
 
+# Send endpoint -> Recv endpoint between processes, on a tensor link
+# (actors/link_frame.h): the tensor for one rendezvous key. On the link
+# it is one message in Cap'n Proto's stream framing (the segment table,
+# then the segments) whose tensor bytes are segments of their own: a
+# sender writes them from the tensor's buffer and a receiver reads them
+# into the Recv's, each with no copy of its own. Segment 0 holds the
+# rest; segment k (k >= 1) holds chunk k-1, bytes [(k-1) * 256 MiB, ...),
+# padded with zeros to a whole word. A tensor of at most 1 KiB is the one
+# chunk inside segment 0 instead (copying it costs less).
+struct LinkFrame {
+  stepId @0 :Int64;
+  key @1 :Text;
+  dtype @2 :Int32;           # tact::DataType (TensorFlow's numbering)
+  shape @3 :List(Int64);     # fully known
+  chunks @4 :List(Data);     # the bytes, 256 MiB a chunk (a Data holds < 512 MiB); none when lent
+  lent @5 :LentBytes;        # set when the bytes stay in the sender's memory
+}
+
+# A tensor lent between processes of one machine: the receiver copies its
+# bytes from `address` in the sending process, then reads `tokenAddress`
+# back (the sender clears it before it lets go) and answers with `id`.
+struct LentBytes {
+  id @0 :UInt64;
+  address @1 :UInt64;
+  tokenAddress @2 :UInt64;
+}
+
 # Master -> partitions: abort a step everywhere.
 struct AbortStep {
   stepId @0 :Int64;
