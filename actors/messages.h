@@ -8,8 +8,14 @@
 // is one of actors/wire.h's types (schemas/runtime.capnp): inside a process
 // CAF hands them over as C++ objects holding refcounted tensors, so tensor
 // bytes are never copied; across processes they serialise once through
-// Cap'n Proto. Only the client's own calls (RunCall, ExtendCall) are plain
-// in-process objects, since the client is a thread, not an actor.
+// Cap'n Proto. Between processes a step's RunStep, AbortStep and StepDone
+// go on the tasks' tensor links as those messages' bytes
+// (actors/step_link.h), and a Send's tensor for another task goes there as
+// a LinkFrame whose tensor bytes are segments of their own
+// (actors/link_frame.h); CAF's connection keeps registration, health
+// pings and the task actors' talk. Only the client's own calls (RunCall,
+// ExtendCall) are plain in-process objects, since the client is a thread,
+// not an actor.
 //
 // Include only from actors/*.cc: it pulls in CAF.
 #pragma once
