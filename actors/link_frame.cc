@@ -66,8 +66,9 @@ StatusOr<std::unique_ptr<EncodedLinkFrame>> EncodeLinkFrame(int64_t step_id, con
   const size_t chunks = layout.data_segments;
   // Segment 0 is made large enough for everything but the data segments,
   // so that those are the only other segments.
-  const size_t head_words = 64 + key.size() / kWordBytes + tensor.dims() + 4 * layout.chunks +
-                            (chunks == 0 ? Words(bytes) : 0);
+  const bool inline_bytes = layout.chunks == 1 && chunks == 0;
+  const size_t head_words =
+      64 + key.size() / kWordBytes + tensor.dims() + 4 * layout.chunks + (inline_bytes ? Words(bytes) : 0);
   auto f = std::make_unique<EncodedLinkFrame>();
   const auto* data = static_cast<const kj::byte*>(tensor.raw_data());
   // The usual frame's segment 0 is built on the stack.
@@ -93,7 +94,7 @@ StatusOr<std::unique_ptr<EncodedLinkFrame>> EncodeLinkFrame(int64_t step_id, con
       l.setTokenAddress(lent.token_address);
     }
     auto list = root.initChunks(static_cast<unsigned>(layout.chunks));
-    if (layout.chunks == 1 && chunks == 0) list.set(0, capnp::Data::Reader(data, bytes));  // inline
+    if (inline_bytes) list.set(0, capnp::Data::Reader(data, bytes));
     for (size_t i = 0; i < chunks; ++i) {
       // The tensor's own bytes become a segment; nothing is copied.
       list.adopt(static_cast<unsigned>(i), message.getOrphanage().referenceExternalData(
