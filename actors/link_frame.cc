@@ -25,8 +25,6 @@ size_t Words(size_t bytes) { return (bytes + kWordBytes - 1) / kWordBytes; }
 
 size_t ChunkCount(size_t bytes) { return (bytes + kChunkBytes - 1) / kChunkBytes; }
 
-constexpr size_t kInlineBytes = kMaxInlineLinkBytes;
-
 // How a frame of `bytes` bytes carries them: in data segments of their
 // own (the number of chunks), inline in segment 0, or not at all (lent).
 struct Layout {
@@ -35,17 +33,17 @@ struct Layout {
 };
 Layout LayoutOf(size_t bytes, bool lent) {
   if (lent || bytes == 0) return {0, 0};
-  if (bytes <= kInlineBytes) return {0, 1};
+  if (bytes <= kMaxInlineLinkBytes) return {0, 1};
   return {ChunkCount(bytes), ChunkCount(bytes)};
 }
 
 size_t ChunkSize(size_t bytes, size_t i) { return std::min(kChunkBytes, bytes - i * kChunkBytes); }
 
-bool HasFlatBytes(DataType dtype) { return dtype != DT_STRING && DataTypeSize(dtype) > 0; }
-
 void AppendU32(std::string* s, uint32_t v) { s->append(reinterpret_cast<const char*>(&v), sizeof v); }
 
 }  // namespace
+
+bool LinkFrameCarries(DataType dtype) { return dtype != DT_STRING && DataTypeSize(dtype) > 0; }
 
 StatusOr<std::unique_ptr<EncodedLinkFrame>> EncodeLinkFrame(int64_t step_id, const std::string& key,
                                                             const Tensor& tensor, const LentBytes& lent) {
@@ -57,7 +55,7 @@ StatusOr<std::unique_ptr<EncodedLinkFrame>> EncodeLinkFrame(int64_t step_id, con
     return errors::InvalidArgument("tensor '", key, "' has rank ", tensor.dims(), ", over the tensor links' limit of ",
                                    kMaxLinkRank);
   }
-  if (!HasFlatBytes(tensor.dtype())) {
+  if (!LinkFrameCarries(tensor.dtype())) {
     return errors::InvalidArgument("tensor '", key, "' of ", DataTypeString(tensor.dtype()),
                                    " has no flat bytes for a tensor link");
   }
@@ -72,7 +70,7 @@ StatusOr<std::unique_ptr<EncodedLinkFrame>> EncodeLinkFrame(int64_t step_id, con
   auto f = std::make_unique<EncodedLinkFrame>();
   const auto* data = static_cast<const kj::byte*>(tensor.raw_data());
   // The usual frame's segment 0 is built on the stack.
-  constexpr size_t kScratchWords = 256 + kInlineBytes / kWordBytes;
+  constexpr size_t kScratchWords = 256 + kMaxInlineLinkBytes / kWordBytes;
   capnp::word scratch[kScratchWords] = {};  // capnp requires a zeroed first segment
   std::vector<capnp::word> heap;
   if (head_words > kScratchWords) heap.resize(head_words);
@@ -128,15 +126,15 @@ StatusOr<std::unique_ptr<EncodedLinkFrame>> EncodeLinkFrame(int64_t step_id, con
 
 namespace {
 
-// Reads what segment 0 says into *out and checks it against the segment
-// table (`sizes`). `reader`'s data segments need not hold their bytes yet:
-// nothing here follows a chunk.
 struct TensorHead {
   DataType dtype = DT_INVALID;
   TensorShape shape;
   uint64_t bytes = 0;
 };
 
+// Reads what segment 0 says into *out and *head and checks it against the
+// segment table (`sizes`). `reader`'s data segments need not hold their
+// bytes yet: nothing here follows a chunk.
 Status ReadHead(capnp::MessageReader& reader, const std::vector<uint32_t>& sizes, DecodedLinkFrame* out,
                 TensorHead* head) {
   const size_t data_segments = sizes.size() - 1;
@@ -146,7 +144,7 @@ Status ReadHead(capnp::MessageReader& reader, const std::vector<uint32_t>& sizes
   out->key.assign(key.begin(), key.size());
   const int32_t dtype = root.getDtype();
   const DataType type = static_cast<DataType>(dtype);
-  if (!IsValidDataType(type) || IsRefType(type) || !HasFlatBytes(type)) {
+  if (!IsValidDataType(type) || IsRefType(type) || !LinkFrameCarries(type)) {
     return errors::InvalidArgument("tensor '", out->key, "': dtype ", dtype, " is not carried by tensor links");
   }
   const auto dims = root.getShape();

@@ -53,6 +53,10 @@ struct EncodedLinkFrame {
   std::vector<iovec> parts;
 };
 
+// Whether tensors of `dtype` have flat bytes a frame can carry (not
+// strings, not resources).
+bool LinkFrameCarries(DataType dtype);
+
 // Encodes `tensor` for `key` of step `step_id`; with lent.id != 0 the
 // bytes stay behind (the receiver copies them from lent.address).
 // InvalidArgument for a key or rank over the limits or a dtype whose

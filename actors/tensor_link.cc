@@ -362,9 +362,7 @@ struct TensorLinks::Outgoing : std::enable_shared_from_this<TensorLinks::Outgoin
   }
 };
 
-bool TensorLinks::Carries(DataType dtype) {
-  return dtype != DT_STRING && DataTypeSize(dtype) > 0;
-}
+bool TensorLinks::Carries(DataType dtype) { return LinkFrameCarries(dtype); }
 
 StatusOr<std::unique_ptr<TensorLinks>> TensorLinks::Start(const std::string& task, const std::string& host,
                                                           const std::string& key, Deliver deliver,
