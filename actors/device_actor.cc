@@ -8,6 +8,7 @@
 
 #include "actors/messages.h"
 #include "actors/partition.h"
+#include "actors/rendezvous_mgr.h"
 #include "actors/task_steps.h"
 #include "graph/graph.h"
 #include "graph/subgraph.h"
@@ -81,6 +82,9 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
       [self](WireRegisterPartition& reg) -> caf::result<caf::actor> {
         StatusOr<std::shared_ptr<const Executor>> ex = BuildPartition(self->state, reg);
         if (!ex.ok()) return ToCafError(ex.status());
+        // Its Send and Recv endpoints, before any step can use them.
+        Status s = self->state.rendezvous->endpoints().Add(self, reg.graph);
+        if (!s.ok()) return ToCafError(s.WithPrefix("partition '" + reg.handle + "': "));
         const std::string handle = reg.handle;
         auto partition = std::make_shared<Partition>(self->state.device, std::move(ex).value(),
                                                      self->state.rendezvous, std::move(reg));

@@ -32,6 +32,7 @@
 #include "actors/once_reply.h"
 #include "actors/wire_caf.h"
 #include "graph/graph_def.h"
+#include "kernels/rendezvous.h"
 
 namespace tact {
 
@@ -91,10 +92,34 @@ struct ExtendCall {
   OnceReply<Status> reply;
 };
 
+// A Recv kernel's call on its endpoint (actors/endpoints.h), answered once
+// with the step's tensor or why there is none. Destroyed unanswered (its
+// endpoint ended first), it answers Cancelled, so that no step waits for
+// ever.
+struct RecvCall {
+  RecvCall(int64_t step, std::string k, Rendezvous::DoneCallback d)
+      : step_id(step), key(std::move(k)), done(std::move(d)) {}
+  ~RecvCall();
+  void Answer(const Status& status, const Tensor& tensor);
+
+  int64_t step_id;
+  std::string key;
+  Rendezvous::DoneCallback done;
+};
+
+// A Send kernel's tensor for its endpoint, answered once it has been
+// handed on.
+struct SendCall {
+  WireRendezvousTensor tensor;
+  Rendezvous::SentCallback done;
+};
+
 }  // namespace tact
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<tact::RunCall>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<tact::ExtendCall>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<tact::RecvCall>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<tact::SendCall>)
 
 namespace tact {
 
@@ -115,6 +140,28 @@ caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t 
 // WireStepDone; WireAbortStep fails that step's pending and future Recvs.
 // Spawned by a device actor, linked to it.
 caf::actor SpawnPartition(caf::event_based_actor* device_actor, std::shared_ptr<Partition> partition);
+
+// A Recv endpoint (actors/endpoints.h) for rendezvous key `key`: takes
+// WireRendezvousTensor (a Send's tensor for a step), RecvCall (its Recv
+// kernel asking for a step's tensor) and WireAbortStep, and answers each
+// RecvCall once the step's tensor is there. Linked to `owner`.
+caf::actor SpawnRecvEndpoint(caf::event_based_actor* owner, std::string key);
+
+// Where a Send endpoint hands its tensors on: to `recv_task` through
+// `remote`, or, with no `remote`, to the Recv endpoint in this process
+// that `find_recv` names (found at the first Send: the partition holding
+// it may be registered after this one).
+struct SendRoute {
+  std::function<caf::actor()> find_recv;
+  std::string recv_task;
+  std::function<Status(const std::string& recv_task, int64_t step_id, const std::string& key,
+                       const Tensor& tensor)>
+      remote;
+};
+
+// A Send endpoint for `key`: takes SendCall, hands the tensor on by
+// `route` and answers the call with how that went. Linked to `owner`.
+caf::actor SpawnSendEndpoint(caf::event_based_actor* owner, std::string key, SendRoute route);
 
 // Where the master places partitions: one device and its actor.
 // In a cluster the actor is the device's task actor, which hands each

@@ -1,7 +1,5 @@
 #include "actors/rendezvous_mgr.h"
 
-#include "graph/subgraph.h"
-
 namespace tact {
 namespace {
 
@@ -12,60 +10,47 @@ constexpr size_t kFinishedSteps = 4096;
 // or of a registration that was given up, must not pile up for ever.
 constexpr size_t kUnstartedSteps = 1024;
 
-// "/job:J/replica:R/task:T" of the receiving device of a rendezvous key
-// ("send;incarnation;recv;name"); empty for the client's device, whose
-// tensors (feeds and fetches) never leave the task.
-std::string_view RecvTask(std::string_view key) {
-  size_t a = key.find(';');
-  if (a == std::string_view::npos) return {};
-  a = key.find(';', a + 1);
-  if (a == std::string_view::npos) return {};
-  const size_t b = key.find(';', a + 1);
-  std::string_view device = key.substr(a + 1, b == std::string_view::npos ? b : b - a - 1);
-  if (device == kClientDevice) return {};
-  return device.substr(0, device.find("/device:"));
-}
-
-// A step's rendezvous in a worker: Recvs wait here; a Send for another
-// task leaves at once.
-class TaskRendezvous final : public Rendezvous {
+// A step's rendezvous: a key with an endpoint in this process meets there;
+// any other key (a feed, a fetch, a linked tensor) in the step's table.
+class StepRendezvous final : public Rendezvous {
  public:
-  TaskRendezvous(std::shared_ptr<Rendezvous> local, const std::string* local_task,
-                 const RendezvousMgr::RemoteSend* remote, int64_t step_id)
-      : local_(std::move(local)), local_task_(local_task), remote_(remote), step_id_(step_id) {}
+  StepRendezvous(std::shared_ptr<Rendezvous> table, Endpoints* endpoints, int64_t step_id)
+      : table_(std::move(table)), endpoints_(endpoints), step_id_(step_id) {}
 
+  // Into the table: the partition's feeds and the master's tensors, which
+  // have no endpoint.
   Status Send(const std::string& key, const Tensor& tensor) override {
-    std::string_view task = RecvTask(key);
-    if (task.empty() || task == *local_task_) return local_->Send(key, tensor);
-    return (*remote_)(std::string(task), step_id_, key, tensor);
+    return table_->Send(key, tensor);
+  }
+  void SendAsync(const std::string& key, const Tensor& tensor, SentCallback done) override {
+    if (!endpoints_->SendAsync(step_id_, key, tensor, std::move(done))) done(table_->Send(key, tensor));
   }
   void RecvAsync(const std::string& key, DoneCallback done) override {
-    local_->RecvAsync(key, std::move(done));
+    if (!endpoints_->RecvAsync(step_id_, key, std::move(done))) table_->RecvAsync(key, std::move(done));
   }
-  void StartAbort(const Status& status) override { local_->StartAbort(status); }
-
-  Rendezvous* local() { return local_.get(); }
+  void StartAbort(const Status& status) override {
+    table_->StartAbort(status);
+    endpoints_->Abort(step_id_, status);
+  }
 
  private:
-  std::shared_ptr<Rendezvous> local_;
-  const std::string* local_task_;              // owned by the manager, which outlives steps
-  const RendezvousMgr::RemoteSend* remote_;
+  std::shared_ptr<Rendezvous> table_;
+  Endpoints* const endpoints_;  // owned by the manager, which outlives steps
   const int64_t step_id_;
 };
 
 }  // namespace
 
+RendezvousMgr::RendezvousMgr() : remembers_finished_(false), endpoints_(std::make_shared<Endpoints>()) {}
+
 RendezvousMgr::RendezvousMgr(std::string local_task, RemoteSend remote)
-    : local_task_(std::move(local_task)), remote_(std::move(remote)) {}
+    : remembers_finished_(true),
+      endpoints_(std::make_shared<Endpoints>(std::move(local_task), std::move(remote))) {}
 
 RendezvousMgr::Entry& RendezvousMgr::FindEntry(int64_t step_id) {
   Entry& e = steps_[step_id];
   if (e.rendezvous == nullptr) {
-    e.rendezvous = NewLocalRendezvous();
-    if (remote_) {
-      e.rendezvous = std::make_shared<TaskRendezvous>(std::move(e.rendezvous), &local_task_,
-                                                      &remote_, step_id);
-    }
+    e.rendezvous = std::make_shared<StepRendezvous>(NewLocalRendezvous(), endpoints_.get(), step_id);
   }
   return e;
 }
@@ -84,7 +69,7 @@ void RendezvousMgr::Release(int64_t step_id) {
   if (it == steps_.end() || --it->second.users_left > 0) return;
   last = std::move(it->second.rendezvous);
   steps_.erase(it);
-  if (!remote_) return;
+  if (!remembers_finished_) return;
   finished_.insert(step_id);
   finished_order_.push_back(step_id);
   if (finished_order_.size() > kFinishedSteps) {
@@ -98,14 +83,19 @@ bool RendezvousMgr::Abort(int64_t step_id, const Status& status) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = steps_.find(step_id);
-    if (it == steps_.end()) return false;
-    r = it->second.rendezvous;
+    if (it != steps_.end()) r = it->second.rendezvous;
+  }
+  if (r == nullptr) {
+    // Its endpoints may hold tensors for it, or get its Recvs yet.
+    endpoints_->Abort(step_id, status);
+    return false;
   }
   r->StartAbort(status);
   return true;
 }
 
 Status RendezvousMgr::Deliver(int64_t step_id, const std::string& key, const Tensor& tensor) {
+  if (endpoints_->Deliver(step_id, key, tensor)) return Status::OK();
   std::shared_ptr<Rendezvous> r;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -114,9 +104,7 @@ Status RendezvousMgr::Deliver(int64_t step_id, const std::string& key, const Ten
     r = FindEntry(step_id).rendezvous;
     if (fresh) ForgetOldUnstarted(step_id);
   }
-  // Into the local part: a tensor that arrived here is for a Recv here.
-  auto* task = dynamic_cast<TaskRendezvous*>(r.get());
-  return (task != nullptr ? task->local() : r.get())->Send(key, tensor);
+  return r->Send(key, tensor);
 }
 
 void RendezvousMgr::ForgetOldUnstarted(int64_t step_id) {

@@ -1,15 +1,17 @@
 // The rendezvous of the steps running in one process (paper 3.2: a Send
 // and its Recv meet in the step's rendezvous). Every partition of a step
-// that runs in this process uses the same one, so a tensor sent from one
-// device's partition reaches the Recv of another's, by reference. The
-// first partition of a step to arrive creates it; the last to finish
-// removes it, so a Send that runs before its Recv's partition has even
-// started is kept.
+// that runs in this process uses the same one. A Send and a Recv between
+// two devices meet at their endpoint actors (actors/endpoints.h), which
+// live across steps; the step's own table holds the client's feeds and
+// fetches and the master's linked tensors. The first partition of a step
+// to arrive creates its table; the last to finish removes it, so a feed
+// that arrives before its partition has even started is kept.
 //
 // In a worker of a cluster, a Send whose Recv is in another task goes
 // straight to that task (paper 3.3) through `remote`, and arrives there by
-// Deliver: a tensor that arrives before any partition of its step has
-// started in that task is kept the same way.
+// Deliver: at the key's Recv endpoint, or, for a key without one (a linked
+// feed that arrives before any partition of its step has started in that
+// task), in the step's table, kept the same way.
 //
 // Thread-safe.
 #pragma once
@@ -23,30 +25,33 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "actors/endpoints.h"
 #include "kernels/rendezvous.h"
 
 namespace tact {
 
 class RendezvousMgr {
  public:
-  // Ships a tensor to the rendezvous of `step_id` in task `recv_task`.
-  using RemoteSend = std::function<Status(const std::string& recv_task, int64_t step_id,
-                                          const std::string& key, const Tensor& tensor)>;
+  using RemoteSend = Endpoints::RemoteSend;
 
   // Every Send and Recv stays in this process.
-  RendezvousMgr() = default;
+  RendezvousMgr();
   // The rendezvous of task `local_task` ("/job:J/replica:R/task:T"): a Send
-  // whose key's receiving device is in another task (not the client's)
-  // goes through `remote`.
+  // whose key's receiving device is in another task goes through `remote`.
   RendezvousMgr(std::string local_task, RemoteSend remote);
+
+  // The endpoints of this process's partitions (their device actors add
+  // them when they register a partition).
+  Endpoints& endpoints() { return *endpoints_; }
 
   // The rendezvous of `step_id`, shared by the `users` partitions of the
   // step in this process (every caller of a step passes the same count).
   std::shared_ptr<Rendezvous> Find(int64_t step_id, int users);
   // One user of the step is done; the last one removes its rendezvous.
   void Release(int64_t step_id);
-  // Fails the step's pending and future Recvs; false if the step has no
-  // rendezvous here (finished, or not started in this process).
+  // Fails the step's pending and future Recvs, at its endpoints and in its
+  // table; false if the step has no table here (finished, or not started
+  // in this process).
   bool Abort(int64_t step_id, const Status& status);
   // A tensor from another task's Send. One for a step already finished
   // here (aborted before its Recv ran) is dropped.
@@ -64,8 +69,10 @@ class RendezvousMgr {
   // that no partition has started, past a bound.
   void ForgetOldUnstarted(int64_t step_id);
 
-  const std::string local_task_;
-  const RemoteSend remote_;
+  // Whether finished steps are remembered: only a worker gets tensors
+  // from other tasks, which may come late.
+  const bool remembers_finished_;
+  const std::shared_ptr<Endpoints> endpoints_;
   mutable std::mutex mu_;
   std::unordered_map<int64_t, Entry> steps_;
   // The last steps to finish, so that a late tensor does not bring one

@@ -10,6 +10,11 @@
 //                        counted as the float32 tensor's)
 //   inproc_us            one step moving the tensor between two devices of
 //                        one process (no byte is copied)
+//   inproc_pair_endpoint_ns  one Send and its Recv in one process through
+//                        their endpoint actors (actors/endpoints.h), without
+//                        the step around them
+//   inproc_pair_table_ns the same pair through the step's rendezvous table,
+//                        which is how they met before they were actors
 //   remote_small_rtt_us  a 4-byte tensor sent from worker 0 to worker 1 and
 //                        back, within one step (a chain of hops)
 //   raw_tcp_small_rtt_us 4 bytes ping-ponged over the socket
@@ -31,6 +36,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "actors/endpoint_bench.h"
 #include "actors/session.h"
 #include "apps/bench.h"
 #include "apps/local_cluster.h"
@@ -211,6 +217,7 @@ struct SendRecvResult {
   int64_t bytes = 0;
   double remote_gb_s = 0, raw_tcp_gb_s = 0, lossy_remote_gb_s = 0, inproc_us = 0;
   double remote_small_rtt_us = 0, raw_tcp_small_rtt_us = 0, remote_step_us = 0;
+  SendRecvPairTimes pair;
 };
 
 StatusOr<SendRecvResult> BenchSendRecv(int64_t bytes, int reps, const std::string& binary) {
@@ -249,6 +256,7 @@ StatusOr<SendRecvResult> BenchSendRecv(int64_t bytes, int reps, const std::strin
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<Session> in, Session::Create(local));
   TACT_ASSIGN_OR_RETURN(double t_in, TimeRuns(*in, Transfer(bytes, "/device:CPU:0", "/device:CPU:1"), "size", reps));
   r.inproc_us = t_in * 1e6;
+  TACT_ASSIGN_OR_RETURN(r.pair, TimeSendRecvPairs(20000));
   return r;
 }
 
@@ -279,14 +287,18 @@ void AddBenchSendRecv(CLI::App& bench, std::function<int()>& run) {
                                            {"inproc_us", r->inproc_us},
                                            {"remote_small_rtt_us", r->remote_small_rtt_us},
                                            {"raw_tcp_small_rtt_us", r->raw_tcp_small_rtt_us},
-                                           {"remote_step_us", r->remote_step_us}};
+                                           {"remote_step_us", r->remote_step_us},
+                                           {"inproc_pair_endpoint_ns", r->pair.endpoint_ns},
+                                           {"inproc_pair_table_ns", r->pair.table_ns}};
       if (!opts->json) {
         std::printf("remote %.2f GB/s (raw TCP %.2f, %.2fx), lossy %.2f GB/s; in-process %.1f us; "
-                    "small round trip %.1f us (raw TCP %.1f us, %.1fx); a step on one worker %.1f us\n",
+                    "small round trip %.1f us (raw TCP %.1f us, %.1fx); a step on one worker %.1f us; "
+                    "a Send/Recv pair in one process %.0f ns through endpoint actors, %.0f ns through "
+                    "the step's table\n",
                     r->remote_gb_s, r->raw_tcp_gb_s, r->remote_gb_s / r->raw_tcp_gb_s,
                     r->lossy_remote_gb_s, r->inproc_us, r->remote_small_rtt_us,
                     r->raw_tcp_small_rtt_us, r->remote_small_rtt_us / r->raw_tcp_small_rtt_us,
-                    r->remote_step_us);
+                    r->remote_step_us, r->pair.endpoint_ns, r->pair.table_ns);
       }
       std::printf("%s\n", line.dump().c_str());
       return 0;

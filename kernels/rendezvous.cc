@@ -31,8 +31,14 @@ class LocalRendezvous final : public Rendezvous {
  public:
   ~LocalRendezvous() override {
     // Receivers still waiting when the step's last reference goes get an
-    // error rather than silence.
-    StartAbort(errors::Cancelled("rendezvous destroyed with receivers waiting"));
+    // error rather than silence. (Only then is the error made: this runs
+    // at the end of every step.)
+    bool waiting = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& [key, slot] : table_) waiting = waiting || slot.waiter != nullptr;
+    }
+    if (waiting) StartAbort(errors::Cancelled("rendezvous destroyed with receivers waiting"));
   }
 
   Status Send(const std::string& key, const Tensor& tensor) override {

@@ -21,11 +21,18 @@ namespace tact {
 class Rendezvous {
  public:
   using DoneCallback = std::function<void(const Status& status, const Tensor& tensor)>;
+  using SentCallback = std::function<void(const Status& status)>;
   virtual ~Rendezvous() = default;
 
   // AlreadyExists if `key` was sent before in this rendezvous; the abort
   // status once aborted.
   virtual Status Send(const std::string& key, const Tensor& tensor) = 0;
+  // The _Send kernel's form: `done` runs exactly once, when the tensor has
+  // been handed on (here: at once, with Send's status; a runtime whose
+  // Send endpoints are actors answers when the actor has taken it).
+  virtual void SendAsync(const std::string& key, const Tensor& tensor, SentCallback done) {
+    done(Send(key, tensor));
+  }
   // `done` runs exactly once. A second Recv of one key fails with
   // AlreadyExists (each key has one receiver).
   virtual void RecvAsync(const std::string& key, DoneCallback done) = 0;

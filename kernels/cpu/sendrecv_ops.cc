@@ -1,6 +1,7 @@
-// _Send hands its input to the step's rendezvous; _Recv is an async kernel
-// that completes when the tensor for its key arrives (paper 3.2). In one
-// process the tensor travels by reference: no byte is copied.
+// _Send hands its input to the step's rendezvous and _Recv completes when
+// the tensor for its key arrives (paper 3.2); both are async kernels, so
+// that each completes when its endpoint (actors/endpoints.h) answers. In
+// one process the tensor travels by reference: no byte is copied.
 #include "kernels/kernel_registry.h"
 #include "kernels/rendezvous.h"
 
@@ -22,12 +23,19 @@ Status NoRendezvous() {
   return errors::FailedPrecondition("the step has no rendezvous for _Send/_Recv");
 }
 
-class SendOp : public OpKernel {
+class SendOp : public AsyncOpKernel {
  public:
-  explicit SendOp(OpKernelConstruction* ctx) : OpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
-  void Compute(OpKernelContext* ctx) override {
-    OP_REQUIRES(ctx, ctx->rendezvous() != nullptr, NoRendezvous());
-    OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key_, ctx->input(0)));
+  explicit SendOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    if (ctx->rendezvous() == nullptr) {
+      ctx->CtxFailure(NoRendezvous());
+      done();
+      return;
+    }
+    ctx->rendezvous()->SendAsync(key_, ctx->input(0), [ctx, done](const Status& s) {
+      if (!s.ok()) ctx->CtxFailure(s);
+      done();
+    });
   }
   bool IsExpensive() const override { return false; }
 

@@ -1,0 +1,154 @@
+// The Send and Recv endpoint actors (actors/endpoints.h says what they are
+// for; actors/messages.h declares them).
+#include <deque>
+#include <unordered_map>
+
+#include "actors/messages.h"
+
+namespace tact {
+namespace {
+
+// How many steps a Recv endpoint holds tensors for that its Recv has not
+// asked for: a step that failed here before its Recv ran, and was not
+// aborted, must not keep its tensor for ever.
+constexpr size_t kHeldSteps = 1024;
+// How many aborted steps a Recv endpoint remembers, to fail their late
+// Recvs and drop their late tensors.
+constexpr size_t kAbortedSteps = 4096;
+
+struct RecvState {
+  std::string key;
+  std::unordered_map<int64_t, Tensor> held;  // sent, not yet asked for
+  std::deque<int64_t> held_order;            // oldest first; may name steps since taken
+  std::unordered_map<int64_t, std::shared_ptr<RecvCall>> waiting;  // asked for, not yet sent
+  std::unordered_map<int64_t, Status> aborted;
+  std::deque<int64_t> aborted_order;
+};
+
+using RecvSelf = caf::stateful_actor<RecvState>;
+
+void Hold(RecvState& st, int64_t step_id, Tensor tensor) {
+  if (!st.held.emplace(step_id, std::move(tensor)).second) return;  // a step's second tensor: kept first
+  st.held_order.push_back(step_id);
+  while (st.held_order.size() > kHeldSteps) {
+    st.held.erase(st.held_order.front());
+    st.held_order.pop_front();
+  }
+}
+
+void Abort(RecvState& st, const WireAbortStep& abort) {
+  const Status status = abort.status.ok() ? errors::Aborted("step ", abort.step_id, " was aborted")
+                                          : abort.status;
+  if (!st.aborted.emplace(abort.step_id, status).second) return;
+  st.aborted_order.push_back(abort.step_id);
+  if (st.aborted_order.size() > kAbortedSteps) {
+    st.aborted.erase(st.aborted_order.front());
+    st.aborted_order.pop_front();
+  }
+  st.held.erase(abort.step_id);
+  auto it = st.waiting.find(abort.step_id);
+  if (it == st.waiting.end()) return;
+  std::shared_ptr<RecvCall> call = std::move(it->second);
+  st.waiting.erase(it);
+  call->Answer(status, Tensor());
+}
+
+caf::behavior RecvBehavior(RecvSelf* self, std::string key) {
+  self->state.key = std::move(key);
+  return {
+      [self](WireRendezvousTensor& m) {
+        RecvState& st = self->state;
+        if (st.aborted.count(m.step_id)) return;  // late: the step is over here
+        auto it = st.waiting.find(m.step_id);
+        if (it == st.waiting.end()) {
+          Hold(st, m.step_id, std::move(m.tensor));
+          return;
+        }
+        std::shared_ptr<RecvCall> call = std::move(it->second);
+        st.waiting.erase(it);
+        call->Answer(Status::OK(), m.tensor);
+      },
+      [self](std::shared_ptr<RecvCall>& call) {
+        RecvState& st = self->state;
+        if (auto a = st.aborted.find(call->step_id); a != st.aborted.end()) {
+          call->Answer(a->second, Tensor());
+          return;
+        }
+        if (auto h = st.held.find(call->step_id); h != st.held.end()) {
+          Tensor t = std::move(h->second);
+          st.held.erase(h);
+          call->Answer(Status::OK(), t);
+          return;
+        }
+        if (st.waiting.count(call->step_id)) {
+          call->Answer(errors::AlreadyExists("rendezvous key '", st.key, "' was received twice in step ",
+                                             call->step_id),
+                       Tensor());
+          return;
+        }
+        st.waiting.emplace(call->step_id, std::move(call));
+      },
+      [self](const WireAbortStep& abort) { Abort(self->state, abort); },
+  };
+}
+
+struct SendState {
+  std::string key;
+  SendRoute route;
+  caf::actor recv;  // the local Recv endpoint, once found
+};
+
+using SendSelf = caf::stateful_actor<SendState>;
+
+caf::behavior SendBehavior(SendSelf* self, std::string key, SendRoute route) {
+  self->state.key = std::move(key);
+  self->state.route = std::move(route);
+  return {
+      [self](std::shared_ptr<SendCall>& call) {
+        SendState& st = self->state;
+        if (st.route.remote) {
+          const WireRendezvousTensor& m = call->tensor;
+          call->done(st.route.remote(st.route.recv_task, m.step_id, m.key, m.tensor));
+          return;
+        }
+        if (!st.recv) st.recv = st.route.find_recv();
+        if (!st.recv) {
+          call->done(errors::Internal("no Recv endpoint for rendezvous key '", st.key, "' in this task"));
+          return;
+        }
+        // Queued on this thread: it runs after this message, so the Send
+        // kernel's completion comes first (actors/inline_unit.h).
+        self->send(st.recv, std::move(call->tensor));
+        call->done(Status::OK());
+      },
+  };
+}
+
+}  // namespace
+
+RecvCall::~RecvCall() {
+  if (done) {
+    done(errors::Cancelled("the Recv endpoint for rendezvous key '", key, "' ended before step ",
+                           step_id, "'s tensor arrived"),
+         Tensor());
+  }
+}
+
+void RecvCall::Answer(const Status& status, const Tensor& tensor) {
+  Rendezvous::DoneCallback d = std::move(done);
+  done = nullptr;
+  if (d) d(status, tensor);
+}
+
+// Lazily initialised: an endpoint starts idle, so that its first message
+// runs on the sender's thread like every later one (actors/inline_unit.h),
+// rather than waiting for the scheduler to have started it.
+caf::actor SpawnRecvEndpoint(caf::event_based_actor* owner, std::string key) {
+  return owner->spawn<caf::linked + caf::lazy_init>(RecvBehavior, std::move(key));
+}
+
+caf::actor SpawnSendEndpoint(caf::event_based_actor* owner, std::string key, SendRoute route) {
+  return owner->spawn<caf::linked + caf::lazy_init>(SendBehavior, std::move(key), std::move(route));
+}
+
+}  // namespace tact

@@ -1,0 +1,59 @@
+#include "actors/inline_unit.h"
+
+#include <caf/all.hpp>
+#include <deque>
+
+namespace tact {
+namespace {
+
+// Messages an actor handles per resume before the next queued actor of
+// this thread gets its turn (CAF's own default is 300).
+constexpr size_t kThroughput = 64;
+
+// The calling thread as a CAF execution unit: the actors it is handed run
+// here, one after another, until none is left.
+class InlineUnit final : public caf::execution_unit {
+ public:
+  void exec_later(caf::resumable* job) override { jobs_.push_back(job); }
+
+  bool draining() const { return draining_; }
+
+  void Drain() {
+    draining_ = true;
+    while (!jobs_.empty()) {
+      caf::resumable* job = jobs_.front();
+      jobs_.pop_front();
+      // Only scheduled actors come here (their enqueue passes itself);
+      // CAF reads the system off the unit while it runs one.
+      system_ = &static_cast<caf::scheduled_actor*>(job)->home_system();
+      switch (job->resume(this, kThroughput)) {
+        case caf::resumable::resume_later:
+          jobs_.push_back(job);  // keeps the reference enqueue took
+          break;
+        case caf::resumable::done:
+        case caf::resumable::awaiting_message:
+        case caf::resumable::shutdown_execution_unit:
+          caf::intrusive_ptr_release(job);
+          break;
+      }
+    }
+    draining_ = false;
+  }
+
+ private:
+  std::deque<caf::resumable*> jobs_;
+  bool draining_ = false;
+};
+
+thread_local InlineUnit this_thread_unit;
+
+}  // namespace
+
+void TellInline(const caf::actor& dest, caf::message msg) {
+  auto* actor = caf::actor_cast<caf::abstract_actor*>(dest);
+  actor->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, std::move(msg)),
+                 &this_thread_unit);
+  if (!this_thread_unit.draining()) this_thread_unit.Drain();
+}
+
+}  // namespace tact

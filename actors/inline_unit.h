@@ -1,0 +1,31 @@
+// Actors that run on the thread that sends to them.
+//
+// CAF runs an idle actor that gets a message on whichever execution unit
+// the sender names (scheduled_actor::enqueue hands it to exec_later), and
+// on its scheduler when the sender names none. TellInline names the
+// calling thread's own unit, so an endpoint actor (actors/endpoints.h)
+// that a Send kernel, a Recv kernel or a tensor link's reader talks to
+// runs right there: the message costs a mailbox push and a resume, not a
+// wake-up of another thread (50-150 us on a machine whose cores are busy,
+// docs/performance.md). An actor that is already running on another
+// thread just finds the message in its mailbox, as with any send; the
+// actor model's one-message-at-a-time guarantee is CAF's, unchanged.
+//
+// Nested sends do not nest stacks: a message that an actor running here
+// sends (or a TellInline from inside one) queues on this thread and runs
+// after the current message, before the outermost TellInline returns. So
+// nothing that runs inside an inline actor may block waiting for another
+// inline actor of the same thread.
+//
+// Include only from actors/*.cc: it names CAF's types.
+#pragma once
+
+#include <caf/fwd.hpp>
+
+namespace tact {
+
+// Puts `msg` into `dest`'s mailbox (from no sender) and, if `dest` was
+// idle, runs it on this thread before returning.
+void TellInline(const caf::actor& dest, caf::message msg);
+
+}  // namespace tact
