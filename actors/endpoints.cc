@@ -103,21 +103,21 @@ bool Endpoints::SendAsync(int64_t step_id, const std::string& key, const Tensor&
   caf::actor send = table_->Find(table_->sends, key);
   if (!send) return false;
   auto call = std::make_shared<SendCall>(SendCall{WireRendezvousTensor{step_id, key, tensor}, std::move(done)});
-  TellInline(send, caf::make_message(std::move(call)));
+  TellInline(send, std::move(call));
   return true;
 }
 
 bool Endpoints::RecvAsync(int64_t step_id, const std::string& key, Rendezvous::DoneCallback&& done) {
   caf::actor recv = table_->Find(table_->recvs, key);
   if (!recv) return false;
-  TellInline(recv, caf::make_message(std::make_shared<RecvCall>(step_id, key, std::move(done))));
+  TellInline(recv, std::make_shared<RecvCall>(step_id, key, std::move(done)));
   return true;
 }
 
 bool Endpoints::Deliver(int64_t step_id, const std::string& key, const Tensor& tensor) {
   caf::actor recv = table_->Find(table_->recvs, key);
   if (!recv) return false;
-  TellInline(recv, caf::make_message(WireRendezvousTensor{step_id, key, tensor}));
+  TellInline(recv, WireRendezvousTensor{step_id, key, tensor});
   return true;
 }
 
@@ -128,7 +128,7 @@ void Endpoints::Abort(int64_t step_id, const Status& status) {
     recvs.reserve(table_->recvs.size());
     for (const auto& [key, actor] : table_->recvs) recvs.push_back(actor);
   }
-  for (const caf::actor& r : recvs) TellInline(r, caf::make_message(WireAbortStep{step_id, status}));
+  for (const caf::actor& r : recvs) TellInline(r, WireAbortStep{step_id, status});
 }
 
 size_t Endpoints::sends() const {

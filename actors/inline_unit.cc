@@ -17,30 +17,44 @@ class InlineUnit final : public caf::execution_unit {
   void exec_later(caf::resumable* job) override { jobs_.push_back(job); }
 
   bool draining() const { return draining_; }
+  size_t queued() const { return jobs_.size(); }
 
   void Drain() {
     draining_ = true;
     while (!jobs_.empty()) {
       caf::resumable* job = jobs_.front();
       jobs_.pop_front();
-      // Only scheduled actors come here (their enqueue passes itself);
-      // CAF reads the system off the unit while it runs one.
-      system_ = &static_cast<caf::scheduled_actor*>(job)->home_system();
-      switch (job->resume(this, kThroughput)) {
-        case caf::resumable::resume_later:
-          jobs_.push_back(job);  // keeps the reference enqueue took
-          break;
-        case caf::resumable::done:
-        case caf::resumable::awaiting_message:
-        case caf::resumable::shutdown_execution_unit:
-          caf::intrusive_ptr_release(job);
-          break;
-      }
+      Run(job);
     }
     draining_ = false;
   }
 
+  // Runs the job queued last, now, inside whatever this thread is running.
+  void RunLast() {
+    caf::actor_system* outer = system_;
+    caf::resumable* job = jobs_.back();
+    jobs_.pop_back();
+    Run(job);
+    system_ = outer;
+  }
+
  private:
+  void Run(caf::resumable* job) {
+    // Only scheduled actors come here (their enqueue passes itself); CAF
+    // reads the system off the unit while it runs one.
+    system_ = &static_cast<caf::scheduled_actor*>(job)->home_system();
+    switch (job->resume(this, kThroughput)) {
+      case caf::resumable::resume_later:
+        jobs_.push_back(job);  // keeps the reference enqueue took
+        break;
+      case caf::resumable::done:
+      case caf::resumable::awaiting_message:
+      case caf::resumable::shutdown_execution_unit:
+        caf::intrusive_ptr_release(job);
+        break;
+    }
+  }
+
   std::deque<caf::resumable*> jobs_;
   bool draining_ = false;
 };
@@ -49,11 +63,20 @@ thread_local InlineUnit this_thread_unit;
 
 }  // namespace
 
-void TellInline(const caf::actor& dest, caf::message msg) {
-  auto* actor = caf::actor_cast<caf::abstract_actor*>(dest);
-  actor->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, std::move(msg)),
-                 &this_thread_unit);
-  if (!this_thread_unit.draining()) this_thread_unit.Drain();
+void inline_unit_internal::Tell(const caf::actor& dest, caf::mailbox_element_ptr element) {
+  InlineUnit& unit = this_thread_unit;
+  const size_t queued = unit.queued();
+  caf::actor_cast<caf::abstract_actor*>(dest)->enqueue(std::move(element), &unit);
+  if (!unit.draining()) {
+    unit.Drain();
+  } else if (unit.queued() > queued) {
+    // Called from inside an actor running here (a Recv endpoint whose
+    // answer ran the executor, which ran a Send kernel): `dest` was idle,
+    // so it runs now, nested, so that what it does (a Send endpoint's
+    // write) happens inside the caller's send batch rather than after the
+    // caller's message is done.
+    unit.RunLast();
+  }
 }
 
 }  // namespace tact

@@ -11,21 +11,40 @@
 // thread just finds the message in its mailbox, as with any send; the
 // actor model's one-message-at-a-time guarantee is CAF's, unchanged.
 //
-// Nested sends do not nest stacks: a message that an actor running here
-// sends (or a TellInline from inside one) queues on this thread and runs
-// after the current message, before the outermost TellInline returns. So
-// nothing that runs inside an inline actor may block waiting for another
-// inline actor of the same thread.
+// A TellInline from inside an actor running here runs `dest` at once,
+// nested (it is another actor: the running one is not idle), so that a
+// Send kernel that a Recv endpoint's answer ran hands its tensor on before
+// the executor's loop closes its send batch (actors/send_batch.h); without
+// that, the sends of a worker's step left one by one after the loop, each
+// waking the parameter server's reader. A message that a running actor
+// sends itself (CAF's send) queues on this thread instead and runs after
+// the current message, before the outermost TellInline returns, so stacks
+// stay shallow. Nothing that runs inside an inline actor may block
+// waiting for another inline actor of the same thread.
 //
 // Include only from actors/*.cc: it names CAF's types.
 #pragma once
 
-#include <caf/fwd.hpp>
+#include <caf/actor.hpp>
+#include <caf/mailbox_element.hpp>
+#include <utility>
 
 namespace tact {
 
-// Puts `msg` into `dest`'s mailbox (from no sender) and, if `dest` was
-// idle, runs it on this thread before returning.
-void TellInline(const caf::actor& dest, caf::message msg);
+// Puts a message holding `xs` into `dest`'s mailbox (from no sender) and,
+// if `dest` was idle, runs it on this thread before returning.
+template <class... Ts>
+void TellInline(const caf::actor& dest, Ts&&... xs);
+
+namespace inline_unit_internal {
+void Tell(const caf::actor& dest, caf::mailbox_element_ptr element);
+}  // namespace inline_unit_internal
+
+template <class... Ts>
+void TellInline(const caf::actor& dest, Ts&&... xs) {
+  // The values go straight into the mailbox element: one allocation.
+  inline_unit_internal::Tell(
+      dest, caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, std::forward<Ts>(xs)...));
+}
 
 }  // namespace tact

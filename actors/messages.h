@@ -1,8 +1,14 @@
 // The runtime's actors and what they say to each other (paper 3):
 //
-//   client --RunCall--> master --RunStep--> partition --StepDone--> master
-//                          |                    ^
-//                          +--RegisterPartition-+-- device actor (spawns it)
+//   client --RunCall--> master --RunStep, AbortStep--> partition --StepDone--> master
+//                          |                              ^
+//                          +--RegisterPartition--> device actor (spawns partitions
+//                          |                          and their endpoints)
+//                          +--task lost / back--> supervisor --restart--> master
+//
+//   _Send kernel --SendCall--> Send endpoint --WireRendezvousTensor--> Recv endpoint
+//                              (another task: a LinkFrame     AbortStep --^  ^
+//                               on the tensor link)              _Recv kernel --RecvCall
 //
 // Between the master, the device actors and the partitions every message
 // is one of actors/wire.h's types (schemas/runtime.capnp): inside a process

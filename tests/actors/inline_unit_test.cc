@@ -1,0 +1,95 @@
+// Actors told through TellInline run on the telling thread: at once when
+// idle, nested when told from inside another such actor, and after the
+// current message when an actor sends with CAF's own send.
+#include "actors/inline_unit.h"
+
+#include <gtest/gtest.h>
+
+#include <caf/all.hpp>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "actors/actor_scheduler.h"
+
+namespace tact {
+namespace {
+
+// What the actors did, in order, and on which threads.
+struct Log {
+  std::mutex mu;
+  std::vector<std::string> events;
+  std::vector<std::thread::id> threads;
+  void Add(std::string e) {
+    std::lock_guard<std::mutex> lock(mu);
+    events.push_back(std::move(e));
+    threads.push_back(std::this_thread::get_id());
+  }
+};
+
+caf::behavior Recorder(caf::event_based_actor*, Log* log, std::string name) {
+  return {[log, name](int x) { log->Add(name + ":" + std::to_string(x)); }};
+}
+
+// On `x`, tells `next` inline (or sends with CAF's send) and logs around it.
+caf::behavior Forwarder(caf::event_based_actor* self, Log* log, caf::actor next, bool caf_send) {
+  return {[=](int x) {
+    log->Add("a:" + std::to_string(x));
+    if (caf_send) {
+      self->send(next, x + 1);
+    } else {
+      TellInline(next, x + 1);
+    }
+    log->Add("a done");
+  }};
+}
+
+class InlineUnitTest : public ::testing::Test {
+ protected:
+  InlineUnitTest() {
+    UseActorScheduler(cfg_);
+    system_ = std::make_unique<caf::actor_system>(cfg_);
+  }
+  ~InlineUnitTest() override {
+    for (const caf::actor& a : actors_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    actors_.clear();
+    system_.reset();
+  }
+  caf::actor Keep(caf::actor a) {
+    actors_.push_back(a);
+    return a;
+  }
+
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> system_;
+  std::vector<caf::actor> actors_;
+  Log log_;
+};
+
+TEST_F(InlineUnitTest, AnIdleActorRunsOnTheTellingThreadBeforeTellReturns) {
+  caf::actor b = Keep(system_->spawn<caf::lazy_init>(Recorder, &log_, std::string("b")));
+  TellInline(b, 1);
+  TellInline(b, 2);
+  ASSERT_EQ(log_.events, (std::vector<std::string>{"b:1", "b:2"}));
+  EXPECT_EQ(log_.threads[0], std::this_thread::get_id());
+  EXPECT_EQ(log_.threads[1], std::this_thread::get_id());
+}
+
+TEST_F(InlineUnitTest, ATellFromInsideAnInlineActorRunsItsTargetNested) {
+  caf::actor b = Keep(system_->spawn<caf::lazy_init>(Recorder, &log_, std::string("b")));
+  caf::actor a = Keep(system_->spawn<caf::lazy_init>(Forwarder, &log_, b, false));
+  TellInline(a, 1);
+  EXPECT_EQ(log_.events, (std::vector<std::string>{"a:1", "b:2", "a done"}));
+}
+
+TEST_F(InlineUnitTest, ACafSendFromAnInlineActorRunsAfterItsMessageOnTheSameThread) {
+  caf::actor b = Keep(system_->spawn<caf::lazy_init>(Recorder, &log_, std::string("b")));
+  caf::actor a = Keep(system_->spawn<caf::lazy_init>(Forwarder, &log_, b, true));
+  TellInline(a, 1);
+  ASSERT_EQ(log_.events, (std::vector<std::string>{"a:1", "a done", "b:2"}));
+  EXPECT_EQ(log_.threads[2], std::this_thread::get_id());
+}
+
+}  // namespace
+}  // namespace tact
