@@ -63,6 +63,13 @@ class EndpointsTest : public ::testing::Test {
     return s;
   }
 
+  // The endpoints of a Send and Recv of x:0 from CPU:0 to CPU:1.
+  Status AddPair(Endpoints& endpoints) {
+    GraphDef g;
+    g.nodes = {EndpointNode("_Send", "x:0", kDev1), EndpointNode("_Recv", "x:0", kDev1)};
+    return AddFromOwner(endpoints, g);
+  }
+
   static Rendezvous::DoneCallback Into(Received* r) {
     return [r](const Status& s, const Tensor& t) {
       r->answered = true;
@@ -80,9 +87,7 @@ class EndpointsTest : public ::testing::Test {
 
 TEST_F(EndpointsTest, ATensorMeetsItsRecvInEitherOrderOnTheCallersThreadWithoutACopy) {
   Endpoints endpoints;
-  GraphDef g;
-  g.nodes = {EndpointNode("_Send", "x:0", kDev1), EndpointNode("_Recv", "x:0", kDev1)};
-  ASSERT_TRUE(AddFromOwner(endpoints, g).ok());
+  ASSERT_TRUE(AddPair(endpoints).ok());
   EXPECT_EQ(endpoints.sends(), 1u);
   EXPECT_EQ(endpoints.recvs(), 1u);
   const Tensor t = Tensor::FromVector<float>({1, 2, 3}, TensorShape({3}));
@@ -110,9 +115,7 @@ TEST_F(EndpointsTest, ATensorMeetsItsRecvInEitherOrderOnTheCallersThreadWithoutA
 
 TEST_F(EndpointsTest, StepsStayApartAndASecondRecvOfAStepIsRefused) {
   Endpoints endpoints;
-  GraphDef g;
-  g.nodes = {EndpointNode("_Send", "x:0", kDev1), EndpointNode("_Recv", "x:0", kDev1)};
-  ASSERT_TRUE(AddFromOwner(endpoints, g).ok());
+  ASSERT_TRUE(AddPair(endpoints).ok());
   ASSERT_TRUE(endpoints.SendAsync(8, key_, Tensor::Scalar<float>(8), [](const Status&) {}));
   ASSERT_TRUE(endpoints.SendAsync(7, key_, Tensor::Scalar<float>(7), [](const Status&) {}));
   Received r7, r8, again;
@@ -135,9 +138,7 @@ TEST_F(EndpointsTest, StepsStayApartAndASecondRecvOfAStepIsRefused) {
 
 TEST_F(EndpointsTest, AnAbortFailsTheWaitingAndLaterRecvsOfItsStepOnly) {
   Endpoints endpoints;
-  GraphDef g;
-  g.nodes = {EndpointNode("_Send", "x:0", kDev1), EndpointNode("_Recv", "x:0", kDev1)};
-  ASSERT_TRUE(AddFromOwner(endpoints, g).ok());
+  ASSERT_TRUE(AddPair(endpoints).ok());
   Received waiting, late, other;
   endpoints.RecvAsync(5, key_, Into(&waiting));
   endpoints.Abort(5, errors::Aborted("step 5 lost a task"));
