@@ -17,7 +17,6 @@ class InlineUnit final : public caf::execution_unit {
   void exec_later(caf::resumable* job) override { jobs_.push_back(job); }
 
   bool draining() const { return draining_; }
-  size_t queued() const { return jobs_.size(); }
 
   void Drain() {
     draining_ = true;
@@ -27,15 +26,6 @@ class InlineUnit final : public caf::execution_unit {
       Run(job);
     }
     draining_ = false;
-  }
-
-  // Runs the job queued last, now, inside whatever this thread is running.
-  void RunLast() {
-    caf::actor_system* outer = system_;
-    caf::resumable* job = jobs_.back();
-    jobs_.pop_back();
-    Run(job);
-    system_ = outer;
   }
 
  private:
@@ -65,18 +55,8 @@ thread_local InlineUnit this_thread_unit;
 
 void inline_unit_internal::Tell(const caf::actor& dest, caf::mailbox_element_ptr element) {
   InlineUnit& unit = this_thread_unit;
-  const size_t queued = unit.queued();
   caf::actor_cast<caf::abstract_actor*>(dest)->enqueue(std::move(element), &unit);
-  if (!unit.draining()) {
-    unit.Drain();
-  } else if (unit.queued() > queued) {
-    // Called from inside an actor running here (a Recv endpoint whose
-    // answer ran the executor, which ran a Send kernel): `dest` was idle,
-    // so it runs now, nested, so that what it does (a Send endpoint's
-    // write) happens inside the caller's send batch rather than after the
-    // caller's message is done.
-    unit.RunLast();
-  }
+  if (!unit.draining()) unit.Drain();
 }
 
 }  // namespace tact

@@ -11,16 +11,15 @@
 // thread just finds the message in its mailbox, as with any send; the
 // actor model's one-message-at-a-time guarantee is CAF's, unchanged.
 //
-// A TellInline from inside an actor running here runs `dest` at once,
-// nested (it is another actor: the running one is not idle), so that a
-// Send kernel that a Recv endpoint's answer ran hands its tensor on before
-// the executor's loop closes its send batch (actors/send_batch.h); without
-// that, the sends of a worker's step left one by one after the loop, each
-// waking the parameter server's reader. A message that a running actor
-// sends itself (CAF's send) queues on this thread instead and runs after
-// the current message, before the outermost TellInline returns, so stacks
-// stay shallow. Nothing that runs inside an inline actor may block
-// waiting for another inline actor of the same thread.
+// Nested sends do not nest stacks: a message that an actor running here
+// sends (CAF's send, or a TellInline from inside it) queues on this thread
+// and runs after the current message, before the outermost TellInline
+// returns. So a Send kernel that a Recv endpoint's answer ran hands its
+// tensor on just after that answer. (Running it at once, nested, inside
+// the executor's send batch, was tried: lossy 64 MiB transfers fell from
+// 3.3 to 2.2 GB/s and the distributed mlp did not gain, docs/performance.md.)
+// Nothing that runs inside an inline actor may block waiting for another
+// inline actor of the same thread.
 //
 // Include only from actors/*.cc: it names CAF's types.
 #pragma once

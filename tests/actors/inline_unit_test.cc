@@ -1,6 +1,6 @@
 // Actors told through TellInline run on the telling thread: at once when
-// idle, nested when told from inside another such actor, and after the
-// current message when an actor sends with CAF's own send.
+// idle, and after the current message when told (or sent to with CAF's
+// own send) from inside another such actor.
 #include "actors/inline_unit.h"
 
 #include <gtest/gtest.h>
@@ -76,20 +76,18 @@ TEST_F(InlineUnitTest, AnIdleActorRunsOnTheTellingThreadBeforeTellReturns) {
   EXPECT_EQ(log_.threads[1], std::this_thread::get_id());
 }
 
-TEST_F(InlineUnitTest, ATellFromInsideAnInlineActorRunsItsTargetNested) {
-  caf::actor b = Keep(system_->spawn<caf::lazy_init>(Recorder, &log_, std::string("b")));
-  caf::actor a = Keep(system_->spawn<caf::lazy_init>(Forwarder, &log_, b, false));
-  TellInline(a, 1);
-  EXPECT_EQ(log_.events, (std::vector<std::string>{"a:1", "b:2", "a done"}));
-}
+// Both a TellInline and CAF's own send from inside an inline actor.
+class NestedTellTest : public InlineUnitTest, public ::testing::WithParamInterface<bool> {};
 
-TEST_F(InlineUnitTest, ACafSendFromAnInlineActorRunsAfterItsMessageOnTheSameThread) {
+TEST_P(NestedTellTest, ATellFromInsideAnInlineActorRunsAfterItsMessageOnTheSameThread) {
   caf::actor b = Keep(system_->spawn<caf::lazy_init>(Recorder, &log_, std::string("b")));
-  caf::actor a = Keep(system_->spawn<caf::lazy_init>(Forwarder, &log_, b, true));
+  caf::actor a = Keep(system_->spawn<caf::lazy_init>(Forwarder, &log_, b, GetParam()));
   TellInline(a, 1);
   ASSERT_EQ(log_.events, (std::vector<std::string>{"a:1", "a done", "b:2"}));
   EXPECT_EQ(log_.threads[2], std::this_thread::get_id());
 }
+
+INSTANTIATE_TEST_SUITE_P(TellAndCafSend, NestedTellTest, ::testing::Bool());
 
 }  // namespace
 }  // namespace tact
