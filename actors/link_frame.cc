@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "actors/wire_caf.h"
+#include "actors/wire_counts.h"
 #include "schemas/runtime.capnp.h"
 
 namespace tact {
@@ -209,9 +210,8 @@ struct ReadBuffers {
   std::vector<kj::ArrayPtr<const capnp::word>> segments;
 };
 
-}  // namespace
-
-Status ReadLinkFrame(const ReadExact& read, DecodedLinkFrame* out) {
+// ReadLinkFrame's work; the link closed is Cancelled.
+Status ReadFrame(const ReadExact& read, DecodedLinkFrame* out) {
   thread_local ReadBuffers b;
   const Status ended = errors::Cancelled("the tensor link closed");
   uint32_t more = 0;
@@ -278,6 +278,14 @@ Status ReadLinkFrame(const ReadExact& read, DecodedLinkFrame* out) {
     return errors::InvalidArgument("malformed link frame: ", e.getDescription().cStr());
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status ReadLinkFrame(const ReadExact& read, DecodedLinkFrame* out) {
+  const Status s = ReadFrame(read, out);
+  if (s.code() != Code::kCancelled) CountDecode("LinkFrame", s.ok());  // Cancelled: the link closed
+  return s;
 }
 
 }  // namespace tact

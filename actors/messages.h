@@ -20,8 +20,17 @@
 // a LinkFrame whose tensor bytes are segments of their own
 // (actors/link_frame.h); CAF's connection keeps registration, health
 // pings and the task actors' talk. Only the client's own calls (RunCall,
-// ExtendCall) are plain in-process objects, since the client is a thread,
-// not an actor.
+// ExtendCall) and a kernel's calls on its endpoints (SendCall, RecvCall)
+// are plain in-process objects, since a client and a kernel are not
+// actors. Every process counts what it decodes by type
+// (actors/wire_counts.h); tests/distributed/wire_types_test.cc checks a
+// two-process step's messages with it.
+//
+// Not Cap'n Proto yet between processes: the task actors' own talk on
+// CAF's connection (describe, introduce and hello, which are atoms with
+// strings, answered with a TaskInfo, nothing or a port), a registration's
+// answer (the partition actor's handle), failures answered as CAF errors,
+// and CAF's own system messages.
 //
 // Include only from actors/*.cc: it pulls in CAF.
 #pragma once

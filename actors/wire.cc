@@ -3,6 +3,7 @@
 #include <capnp/message.h>
 #include <kj/exception.h>
 
+#include "actors/wire_counts.h"
 #include "graph/graph_def_proto.h"
 #include "graph/tensor_codec.h"
 #include "schemas/runtime.capnp.h"
@@ -25,10 +26,12 @@ StatusOr<std::string> Build(const char* what, Fill&& fill) {
 
 template <typename R, typename Read>
 Status Parse(std::string_view bytes, const char* what, Read&& read) {
-  return ReadCapnpMessage(bytes, what, [&](capnp::MessageReader& r) -> Status {
+  Status s = ReadCapnpMessage(bytes, what, [&](capnp::MessageReader& r) -> Status {
     Status s = read(r.getRoot<R>(), bytes.size() / 8);
     return s.WithPrefix(s.ok() ? "" : std::string(what) + ": ");
   });
+  CountDecode(what, s.ok());
+  return s;
 }
 
 void StatusToProto(const Status& s, schema::StatusProto::Builder out) {

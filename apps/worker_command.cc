@@ -1,7 +1,8 @@
 // `tact worker --cluster FILE --job J --task T [--cpus N] [--threads N]`:
 // one task of a cluster (actors/worker.h). Without --cluster the spec comes
 // from TF_CONFIG, and without --job/--task from the spec's "task". It
-// prints one line once it listens, then serves until SIGINT or SIGTERM.
+// prints one line once it listens, then serves until SIGINT or SIGTERM,
+// and ends with a line of what it decoded (actors/wire_counts.h).
 // Fault injection: SIGUSR1 cuts its connections (see CutConnections);
 // SIGUSR2 ends one of its actors as a bug would, and the process exits.
 #include <CLI/CLI.hpp>
@@ -20,6 +21,7 @@
 #include <thread>
 
 #include "actors/wire_auth.h"
+#include "actors/wire_counts.h"
 #include "actors/worker.h"
 #include "apps/commands.h"
 
@@ -162,6 +164,11 @@ int RunWorker(const WorkerFlags& flags) {
     std::fprintf(stderr, "tact worker %s: cut %d connections (SIGUSR1)\n", (*worker)->task().c_str(),
                  CutConnections());
   }
+  // Its last line: what it decoded from other processes (after the worker
+  // has stopped, so that nothing more arrives).
+  const std::string task = (*worker)->task();
+  (*worker).reset();
+  std::printf("tact worker %s decoded %s\n", task.c_str(), DecodeCountsJson().c_str());
   return 0;
 }
 

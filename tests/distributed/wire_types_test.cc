@@ -1,0 +1,109 @@
+// What crosses between processes in a step is Cap'n Proto: two worker
+// processes and this one (the master's) count every runtime message they
+// decode, by type of schemas/runtime.capnp (actors/wire_counts.h), and a
+// step's RunSteps, StepDones and tensors all show up there as the types
+// they are, with nothing refused.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "actors/wire_counts.h"
+#include "cluster_test_util.h"
+#include "graph/ops/all_ops.h"
+
+namespace tact {
+namespace {
+
+constexpr const char* kW0 = "/job:worker/replica:0/task:0";
+constexpr const char* kW1 = "/job:worker/replica:0/task:1";
+
+// x on worker 0, squared; y = x^2 + 1 on worker 1: one tensor crosses
+// from worker 0 to worker 1 in every step, and the master fetches y.
+GraphDef SquareThenAddOnTwoTasks() {
+  Scope s = Scope::NewRootScope();
+  Scope w0 = s.WithDevice("/job:worker/task:0");
+  Scope w1 = s.WithDevice("/job:worker/task:1");
+  auto sq = Square(w0.WithOpName("sq"), Const(w0, Tensor::FromVector<float>({1, 2, 3})));
+  Add(w1.WithOpName("y"), sq, 1.0f);
+  return *s.ToGraphDef();
+}
+
+// The counts a worker prints as its last line once stopped ("tact worker
+// T decoded {...}"); an empty object after a test failure saying why.
+nlohmann::json StopAndReadCounts(apps::LocalCluster& cluster, const std::string& task) {
+  EXPECT_TRUE(cluster.Signal(task, SIGTERM).ok());
+  const std::string marker = "tact worker " + task + " decoded ";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string log = cluster.Log(task);
+    const size_t at = log.find(marker);
+    if (at != std::string::npos && log.find('\n', at) != std::string::npos) {
+      const size_t from = at + marker.size();
+      return nlohmann::json::parse(log.substr(from, log.find('\n', at) - from));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ADD_FAILURE() << task << " printed no counts; its log:\n" << cluster.Log(task);
+  return nlohmann::json::object();
+}
+
+uint64_t Count(const nlohmann::json& counts, const std::string& type) {
+  return counts["decoded"].contains(type) ? counts["decoded"][type].get<uint64_t>() : 0;
+}
+
+TEST(WireTypesTest, WhatCrossesBetweenProcessesInAStepDecodesAsRuntimeTypes) {
+  auto cluster = test_util::StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  auto session = test_util::Connect(*cluster, SquareThenAddOnTwoTasks());
+  ASSERT_NE(session, nullptr);
+  // The first Run registers the partitions; the steps after it are counted
+  // here from their start.
+  ASSERT_TRUE(session->Run({}, {"y:0"}, {}).ok());
+  const WireDecodeCounts before = DecodeCounts();
+  constexpr uint64_t kSteps = 5;
+  for (uint64_t i = 0; i < kSteps; ++i) {
+    auto out = session->Run({}, {"y:0"}, {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ((*out)[0].data<float>()[2], 10.0f);
+  }
+  const WireDecodeCounts after = DecodeCounts();
+  session.reset();
+
+  // This process (the master): each step's two StepDones, each on a link
+  // frame; nothing it could not decode.
+  auto delta = [&](const std::string& type) {
+    auto at = [&](const WireDecodeCounts& c) { return c.decoded.count(type) ? c.decoded.at(type) : 0; };
+    return at(after) - at(before);
+  };
+  EXPECT_EQ(delta("StepDone"), 2 * kSteps);
+  EXPECT_EQ(delta("LinkFrame"), 2 * kSteps);
+  EXPECT_EQ(delta("RunStep"), 0u);
+  EXPECT_EQ(after.refused, before.refused);
+
+  // The workers, over their whole lives: one registration each, every
+  // step's RunStep, and on worker 1 every step's tensor from worker 0, each
+  // step message inside a link frame; nothing refused.
+  const nlohmann::json w0 = StopAndReadCounts(*cluster, kW0);
+  const nlohmann::json w1 = StopAndReadCounts(*cluster, kW1);
+  for (const nlohmann::json* w : {&w0, &w1}) {
+    SCOPED_TRACE(w->dump());
+    ASSERT_TRUE(w->contains("decoded"));
+    EXPECT_EQ((*w)["refused"].get<uint64_t>(), 0u);
+    EXPECT_EQ(Count(*w, "RegisterPartition"), 1u);
+    EXPECT_EQ(Count(*w, "RunStep"), kSteps + 1);
+    EXPECT_EQ(Count(*w, "StepDone"), 0u);  // a worker sends them, never decodes one
+    for (const auto& [type, n] : (*w)["decoded"].items()) {
+      EXPECT_TRUE(type == "RegisterPartition" || type == "RunStep" || type == "LinkFrame" ||
+                  type == "HealthPing" || type == "AbortStep")
+          << type << " x" << n;
+    }
+  }
+  EXPECT_EQ(Count(w0, "LinkFrame"), kSteps + 1);        // its RunSteps
+  EXPECT_EQ(Count(w1, "LinkFrame"), 2 * (kSteps + 1));  // its RunSteps and worker 0's tensors
+}
+
+}  // namespace
+}  // namespace tact
