@@ -47,7 +47,7 @@ StatusOr<WireTaskInfo> Describe(caf::actor_system& system, const caf::actor& tas
   StatusOr<WireTaskInfo> info = errors::Unavailable("task ", task, " did not answer");
   const std::string payload = NewClusterSecret();  // fresh random bytes to sign
   TACT_ASSIGN_OR_RETURN(std::string proof, SignWireMessage(system, kDescribeProof, payload));
-  self->request(task_actor, kDescribeTimeout, describe_atom::value, payload, proof)
+  self->request(task_actor, kDescribeTimeout, WireDescribe{payload, proof})
       .receive([&](WireTaskInfo& i) { info = std::move(i); },
                [&](caf::error& e) {
                  info = FromCafError(e).WithPrefix("task " + task + " at " + address.ToString() + ": ");
@@ -108,8 +108,9 @@ StatusOr<std::vector<DeviceEndpoint>> ConnectCluster(caf::actor_system& system,
   for (const auto& [task, actor] : actors) {
     caf::scoped_actor self{system};
     Status s;
-    self->request(actor, kDescribeTimeout, introduce_atom::value, std::vector<std::string>())
-        .receive([] {}, [&](caf::error& e) { s = FromCafError(e).WithPrefix("introducing task " + task + ": "); });
+    self->request(actor, kDescribeTimeout, WireIntroduce{})
+        .receive([](const WireIntroduced&) {},
+                 [&](caf::error& e) { s = FromCafError(e).WithPrefix("introducing task " + task + ": "); });
     TACT_RETURN_IF_ERROR(s);
   }
   return endpoints;

@@ -140,8 +140,7 @@ void Reattach(Self* self, const std::string& task, int attempt) {
             caf::actor actor = caf::actor_cast<caf::actor>(ptr);
             const std::string payload = NewClusterSecret();  // fresh random bytes to sign
             StatusOr<std::string> proof = SignWireMessage(self->system(), kDescribeProof, payload);
-            self->request(actor, kReattachTimeout, describe_atom::value, payload,
-                          proof.ok() ? *proof : std::string())
+            self->request(actor, kReattachTimeout, WireDescribe{payload, proof.ok() ? *proof : std::string()})
                 .then([=](const WireTaskInfo& info) { Attach(self, task, actor, info, attempt); },
                       [=](caf::error&) { TryAgain(self, task, attempt); });
           },
@@ -200,9 +199,9 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
     if (t > task) after.push_back(t);
   }
   auto introduce_new = [=]() {
-    self->request(actor, kReattachTimeout, introduce_atom::value, after)
+    self->request(actor, kReattachTimeout, WireIntroduce{after})
         .then(
-            [=]() {
+            [=](const WireIntroduced&) {
               self->state.attaching.erase(task);
               self->state.lost_tasks.erase(task);
               self->state.tasks[task] = actor;
@@ -220,9 +219,9 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
     return;
   }
   for (const caf::actor& a : others) {
-    self->request(a, kReattachTimeout, introduce_atom::value, std::vector<std::string>{task})
+    self->request(a, kReattachTimeout, WireIntroduce{{task}})
         .then(
-            [=]() {
+            [=](const WireIntroduced&) {
               if (--*left > 0) return;
               if (*ok) {
                 introduce_new();

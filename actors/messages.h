@@ -26,11 +26,9 @@
 // (actors/wire_counts.h); tests/distributed/wire_types_test.cc checks a
 // two-process step's messages with it.
 //
-// Not Cap'n Proto yet between processes: the task actors' own talk on
-// CAF's connection (describe, introduce and hello, which are atoms with
-// strings, answered with a TaskInfo, nothing or a port), a registration's
-// answer (the partition actor's handle), failures answered as CAF errors,
-// and CAF's own system messages.
+// Not Cap'n Proto yet between processes: a registration's answer (the
+// partition actor's handle), failures answered as CAF errors, and CAF's
+// own system messages.
 //
 // Include only from actors/*.cc: it pulls in CAF.
 #pragma once
@@ -61,12 +59,6 @@ using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 // Closing a session: the master refuses new Runs (Cancelled) and aborts the
 // running steps, each of which still answers its client.
 using close_atom = caf::atom_constant<caf::atom("close")>;
-// Master -> task actor: which task are you, what devices do you host?
-using describe_atom = caf::atom_constant<caf::atom("describe")>;
-// Master -> task actor: connect to the tasks after you (actors/task_actor.h);
-// task -> task: here I am.
-using introduce_atom = caf::atom_constant<caf::atom("introduce")>;
-using hello_atom = caf::atom_constant<caf::atom("hello")>;
 // The master's timers for health pings, and for trying to reach a lost
 // task again.
 using health_atom = caf::atom_constant<caf::atom("health")>;

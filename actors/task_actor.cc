@@ -165,7 +165,7 @@ caf::response_promise Introduce(TaskSelf* self) {
     if (task > st.task && !st.peers->Find(task).actor) todo.emplace_back(task, *st.cluster.Address(task));
   }
   if (todo.empty()) {
-    promise.deliver(caf::unit);
+    promise.deliver(WireIntroduced{});
     return promise;
   }
   auto left = std::make_shared<size_t>(todo.size());
@@ -188,12 +188,12 @@ caf::response_promise Introduce(TaskSelf* self) {
               const uint16_t my_port = self->state.link_port;
               StatusOr<std::string> proof = SignWireMessage(
                   self->system(), kHelloProof, HelloBytes(self->state.task, me, my_port, payload));
-              self->request(peer, kPeerTimeout, hello_atom::value, self->state.task, me, my_port,
-                            payload, proof.ok() ? *proof : std::string())
+              self->request(peer, kPeerTimeout,
+                            WireHello{self->state.task, my_port, payload, proof.ok() ? *proof : std::string()})
                   .then(
-                      [=](uint16_t peer_port) mutable {
-                        self->state.peers->Add(task, PeerAt(self->state, task, peer, peer_port));
-                        if (--*left == 0 && promise.pending()) promise.deliver(caf::unit);
+                      [=](const WireTaskInfo& info) mutable {
+                        self->state.peers->Add(task, PeerAt(self->state, task, peer, info.link_port));
+                        if (--*left == 0 && promise.pending()) promise.deliver(WireIntroduced{});
                       },
                       [=](caf::error& e) mutable { fail(task, address, e); });
             },
@@ -202,10 +202,12 @@ caf::response_promise Introduce(TaskSelf* self) {
   return promise;
 }
 
-caf::result<uint16_t> Hello(TaskSelf* self, const std::string& task, const caf::actor& actor,
-                            uint16_t link_port, const std::string& payload, const std::string& proof) {
-  Status s = VerifyWireMessage(self->system(), kHelloProof, HelloBytes(task, actor, link_port, payload),
-                               proof);
+// `actor` is the hello's sender: the proof covers it, so that a hello
+// cannot be replayed from another actor.
+caf::result<WireTaskInfo> Hello(TaskSelf* self, const WireHello& hello, const caf::actor& actor) {
+  const std::string& task = hello.task;
+  Status s = VerifyWireMessage(self->system(), kHelloProof,
+                               HelloBytes(task, actor, hello.link_port, hello.payload), hello.proof);
   if (!s.ok()) {
     std::fprintf(stderr, "tact worker %s: refused a hello as %s: %s\n", self->state.task.c_str(),
                  task.c_str(), s.message().c_str());
@@ -215,12 +217,16 @@ caf::result<uint16_t> Hello(TaskSelf* self, const std::string& task, const caf::
     return ToCafError(errors::InvalidArgument("task ", self->state.task, " refuses a hello from '", task,
                                               "', which is not another task of its cluster"));
   }
-  self->state.peers->Add(task, PeerAt(self->state, task, actor, link_port));
-  return self->state.link_port;
+  self->state.peers->Add(task, PeerAt(self->state, task, actor, hello.link_port));
+  WireTaskInfo info;
+  info.task = self->state.task;
+  info.incarnation = self->state.incarnation;
+  info.link_port = self->state.link_port;
+  return info;
 }
 
-caf::result<WireTaskInfo> Describe(TaskSelf* self, const std::string& payload, const std::string& proof) {
-  Status s = VerifyWireMessage(self->system(), kDescribeProof, payload, proof);
+caf::result<WireTaskInfo> Describe(TaskSelf* self, const WireDescribe& describe) {
+  Status s = VerifyWireMessage(self->system(), kDescribeProof, describe.payload, describe.proof);
   if (!s.ok()) {
     std::fprintf(stderr, "tact worker %s: refused a master: %s\n", self->state.task.c_str(),
                  s.message().c_str());
@@ -245,9 +251,7 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
     return caf::sec::unexpected_message;
   });
   return {
-      [self](describe_atom, const std::string& payload, const std::string& proof) {
-        return Describe(self, payload, proof);
-      },
+      [self](const WireDescribe& describe) { return Describe(self, describe); },
       [self](WireRegisterPartition& reg) { return Register(self, reg); },
       [self](linked_atom, const std::shared_ptr<LinkedRegistration>& pending) {
         LinkedArrived(self, pending);
@@ -258,13 +262,12 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
             linked_step, errors::DeadlineExceeded("its tensor attrs did not arrive on the tensor link within ",
                                                   kLinkedTimeout.count(), " s"));
       },
-      [self](introduce_atom, const std::vector<std::string>& forget) {
-        for (const std::string& task : forget) self->state.peers->Remove(task);
+      [self](const WireIntroduce& introduce) {
+        for (const std::string& task : introduce.forget) self->state.peers->Remove(task);
         return Introduce(self);
       },
-      [self](hello_atom, const std::string& task, const caf::actor& actor, uint16_t link_port,
-             const std::string& payload, const std::string& proof) {
-        return Hello(self, task, actor, link_port, payload, proof);
+      [self](const WireHello& hello) {
+        return Hello(self, hello, caf::actor_cast<caf::actor>(self->current_sender()));
       },
       [self](WireRendezvousTensor& t) {
         // An error here is a second tensor for one key, or an aborted

@@ -2,18 +2,19 @@
 // worker publishes. It speaks for the task to masters and to the other
 // tasks:
 //
-//   describe_atom, payload, proof  -> WireTaskInfo, once the proof shows
+//   WireDescribe                   -> WireTaskInfo, once the proof shows
 //                                     the cluster's secret (master)
 //   WireRegisterPartition          -> the partition actor (master)
-//   introduce_atom, forget         -> once connected to every task whose
-//                                     name sorts after this one's, after
-//                                     dropping the tasks in `forget` (a
-//                                     restarted task's old process; or, to
-//                                     a task cut off and attached again,
-//                                     the tasks after it) (master)
-//   hello_atom, task, actor, link port, payload, proof
-//                                  -> a lower task that connected here;
-//                                     answers with this task's link port
+//   WireIntroduce                  -> WireIntroduced, once connected to every
+//                                     task whose name sorts after this
+//                                     one's, after dropping the tasks in
+//                                     `forget` (a restarted task's old
+//                                     process; or, to a task cut off and
+//                                     attached again, the tasks after it)
+//                                     (master)
+//   WireHello                      -> a lower task that connected here (the
+//                                     sender); answers with this task's
+//                                     WireTaskInfo (its link port)
 //   WireRendezvousTensor           -> a Send of another task, for a Recv here
 //   WireHealthPing                 -> the ping, with this task's incarnation
 //

@@ -251,4 +251,72 @@ Status Decode(std::string_view bytes, WireTaskInfo* m) {
   });
 }
 
+namespace {
+
+kj::ArrayPtr<const kj::byte> BytesOf(const std::string& s) {
+  return kj::arrayPtr(reinterpret_cast<const kj::byte*>(s.data()), s.size());
+}
+
+std::string StringOf(capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); }
+
+}  // namespace
+
+StatusOr<std::string> Encode(const WireDescribe& m) {
+  return Build<schema::Describe>("Describe", [&](auto out) {
+    out.setPayload(BytesOf(m.payload));
+    out.setProof(BytesOf(m.proof));
+    return Status::OK();
+  });
+}
+
+Status Decode(std::string_view bytes, WireDescribe* m) {
+  return Parse<schema::Describe>(bytes, "Describe", [&](auto in, size_t) {
+    m->payload = StringOf(in.getPayload());
+    m->proof = StringOf(in.getProof());
+    return Status::OK();
+  });
+}
+
+StatusOr<std::string> Encode(const WireIntroduce& m) {
+  return Build<schema::Introduce>("Introduce", [&](auto out) {
+    NamesToProto(m.forget, out.initForget(static_cast<unsigned>(m.forget.size())));
+    return Status::OK();
+  });
+}
+
+Status Decode(std::string_view bytes, WireIntroduce* m) {
+  return Parse<schema::Introduce>(bytes, "Introduce", [&](auto in, size_t) {
+    m->forget = NamesFromProto(in.getForget());
+    return Status::OK();
+  });
+}
+
+StatusOr<std::string> Encode(const WireIntroduced&) {
+  return Build<schema::Introduced>("Introduced", [](auto) { return Status::OK(); });
+}
+
+Status Decode(std::string_view bytes, WireIntroduced*) {
+  return Parse<schema::Introduced>(bytes, "Introduced", [](auto, size_t) { return Status::OK(); });
+}
+
+StatusOr<std::string> Encode(const WireHello& m) {
+  return Build<schema::Hello>("Hello", [&](auto out) {
+    out.setTask(m.task);
+    out.setLinkPort(m.link_port);
+    out.setPayload(BytesOf(m.payload));
+    out.setProof(BytesOf(m.proof));
+    return Status::OK();
+  });
+}
+
+Status Decode(std::string_view bytes, WireHello* m) {
+  return Parse<schema::Hello>(bytes, "Hello", [&](auto in, size_t) {
+    m->task = in.getTask();
+    m->link_port = in.getLinkPort();
+    m->payload = StringOf(in.getPayload());
+    m->proof = StringOf(in.getProof());
+    return Status::OK();
+  });
+}
+
 }  // namespace tact

@@ -86,6 +86,24 @@ struct WireTaskInfo {
   uint16_t link_port = 0;  // where its tensor links listen; 0: none (TLS)
 };
 
+struct WireDescribe {
+  std::string payload;  // fresh random bytes
+  std::string proof;    // signs `payload` with the cluster's secret
+};
+
+struct WireIntroduce {
+  std::vector<std::string> forget;  // tasks to forget before connecting
+};
+
+struct WireIntroduced {};
+
+struct WireHello {
+  std::string task;
+  uint16_t link_port = 0;
+  std::string payload;  // fresh random bytes
+  std::string proof;    // signs the task, its actor, link_port and payload
+};
+
 StatusOr<std::string> Encode(const WireRegisterPartition& m);
 StatusOr<std::string> Encode(const WireRunStep& m);
 StatusOr<std::string> Encode(const WireStepDone& m);
@@ -93,6 +111,10 @@ StatusOr<std::string> Encode(const WireRendezvousTensor& m);
 StatusOr<std::string> Encode(const WireAbortStep& m);
 StatusOr<std::string> Encode(const WireHealthPing& m);
 StatusOr<std::string> Encode(const WireTaskInfo& m);
+StatusOr<std::string> Encode(const WireDescribe& m);
+StatusOr<std::string> Encode(const WireIntroduce& m);
+StatusOr<std::string> Encode(const WireIntroduced& m);
+StatusOr<std::string> Encode(const WireHello& m);
 
 Status Decode(std::string_view bytes, WireRegisterPartition* m);
 Status Decode(std::string_view bytes, WireRunStep* m);
@@ -101,5 +123,9 @@ Status Decode(std::string_view bytes, WireRendezvousTensor* m);
 Status Decode(std::string_view bytes, WireAbortStep* m);
 Status Decode(std::string_view bytes, WireHealthPing* m);
 Status Decode(std::string_view bytes, WireTaskInfo* m);
+Status Decode(std::string_view bytes, WireDescribe* m);
+Status Decode(std::string_view bytes, WireIntroduce* m);
+Status Decode(std::string_view bytes, WireIntroduced* m);
+Status Decode(std::string_view bytes, WireHello* m);
 
 }  // namespace tact

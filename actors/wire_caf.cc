@@ -53,6 +53,10 @@ TACT_WIRE_DEFINE(WireRendezvousTensor)
 TACT_WIRE_DEFINE(WireAbortStep)
 TACT_WIRE_DEFINE(WireHealthPing)
 TACT_WIRE_DEFINE(WireTaskInfo)
+TACT_WIRE_DEFINE(WireDescribe)
+TACT_WIRE_DEFINE(WireIntroduce)
+TACT_WIRE_DEFINE(WireIntroduced)
+TACT_WIRE_DEFINE(WireHello)
 #undef TACT_WIRE_DEFINE
 
 caf::error ToCafError(const Status& s) {
@@ -79,6 +83,10 @@ void AddRuntimeMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<WireAbortStep>("tact::WireAbortStep");
   cfg.add_message_type<WireHealthPing>("tact::WireHealthPing");
   cfg.add_message_type<WireTaskInfo>("tact::WireTaskInfo");
+  cfg.add_message_type<WireDescribe>("tact::WireDescribe");
+  cfg.add_message_type<WireIntroduce>("tact::WireIntroduce");
+  cfg.add_message_type<WireIntroduced>("tact::WireIntroduced");
+  cfg.add_message_type<WireHello>("tact::WireHello");
 }
 
 }  // namespace tact

@@ -43,6 +43,10 @@ TACT_WIRE_INSPECT(WireRendezvousTensor)
 TACT_WIRE_INSPECT(WireAbortStep)
 TACT_WIRE_INSPECT(WireHealthPing)
 TACT_WIRE_INSPECT(WireTaskInfo)
+TACT_WIRE_INSPECT(WireDescribe)
+TACT_WIRE_INSPECT(WireIntroduce)
+TACT_WIRE_INSPECT(WireIntroduced)
+TACT_WIRE_INSPECT(WireHello)
 #undef TACT_WIRE_INSPECT
 
 }  // namespace tact

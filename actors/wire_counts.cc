@@ -9,9 +9,9 @@ namespace tact {
 namespace {
 
 // The types that cross between processes (schemas/runtime.capnp).
-constexpr std::array<const char*, 8> kTypes = {"RegisterPartition", "RunStep",    "StepDone",
-                                               "RendezvousTensor",  "AbortStep",  "HealthPing",
-                                               "TaskInfo",          "LinkFrame"};
+constexpr std::array<const char*, 12> kTypes = {
+    "RegisterPartition", "RunStep",  "StepDone",  "RendezvousTensor", "AbortStep", "HealthPing",
+    "TaskInfo",          "Describe", "Introduce", "Introduced",       "Hello",     "LinkFrame"};
 
 std::array<std::atomic<uint64_t>, kTypes.size()> decoded{};
 std::atomic<uint64_t> refused{0};

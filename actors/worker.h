@@ -4,8 +4,7 @@
 // runs one; tests and `tact train` start them as child processes.
 //
 // The task actor answers the master:
-//   describe_atom, payload, proof
-//                          -> WireTaskInfo (task name, incarnation, devices),
+//   WireDescribe           -> WireTaskInfo (task name, incarnation, devices),
 //                             or Unauthenticated when the proof does not
 //                             show the cluster's secret;
 //   WireRegisterPartition  -> the partition actor, after connecting to every

@@ -122,3 +122,30 @@ struct TaskInfo {
   devices @2 :List(Text);    # full device names
   linkPort @3 :UInt16;       # where its tensor links listen; 0: none (a TLS cluster)
 }
+
+# Master -> task, when the master connects: who are you? Answered with a
+# TaskInfo. `proof` signs `payload` (fresh random bytes) with the cluster's
+# secret (actors/wire_auth.h).
+struct Describe {
+  payload @0 :Data;
+  proof @1 :Data;
+}
+
+# Master -> task: connect to the tasks after you that you do not know yet,
+# forgetting `forget` first (restarted tasks). Answered with an Introduced
+# once every one of them has answered the task's Hello.
+struct Introduce {
+  forget @0 :List(Text);
+}
+
+struct Introduced {}
+
+# Task -> task it has connected to: here I am. `proof` signs the task's
+# name, its actor (the message's sender), its link port and `payload`.
+# Answered with the peer's TaskInfo (its link port).
+struct Hello {
+  task @0 :Text;
+  linkPort @1 :UInt16;
+  payload @2 :Data;
+  proof @3 :Data;
+}

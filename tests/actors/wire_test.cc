@@ -100,6 +100,36 @@ TEST(WireTest, EveryMessageRoundTrips) {
   EXPECT_EQ(info2.link_port, 40123);
 }
 
+TEST(WireTest, TheTasksConnectionTalkRoundTripsWithBinaryProofs) {
+  // Payloads and proofs are raw bytes: NULs and high bytes survive.
+  const std::string payload("\0\xff\x01random", 9), proof(32, '\0');
+  WireDescribe d{payload, proof};
+  WireDescribe d2;
+  ASSERT_TRUE(Decode(*Encode(d), &d2).ok());
+  EXPECT_EQ(d2.payload, payload);
+  EXPECT_EQ(d2.proof, proof);
+
+  WireIntroduce in{{"/job:worker/replica:0/task:1", "/job:worker/replica:0/task:2"}};
+  WireIntroduce in2;
+  ASSERT_TRUE(Decode(*Encode(in), &in2).ok());
+  EXPECT_EQ(in2.forget, in.forget);
+  WireIntroduced done;
+  EXPECT_TRUE(Decode(*Encode(WireIntroduced{}), &done).ok());
+
+  WireHello h{"/job:worker/replica:0/task:0", 40999, payload, proof};
+  WireHello h2;
+  ASSERT_TRUE(Decode(*Encode(h), &h2).ok());
+  EXPECT_EQ(h2.task, h.task);
+  EXPECT_EQ(h2.link_port, 40999);
+  EXPECT_EQ(h2.payload, payload);
+  EXPECT_EQ(h2.proof, proof);
+
+  const std::string bytes = *Encode(h);
+  Status s = Decode(std::string_view(bytes).substr(0, bytes.size() / 2 / 8 * 8), &h2);
+  EXPECT_EQ(s.code(), Code::kDataLoss) << s.ToString();
+  EXPECT_NE(s.message().find("Hello"), std::string::npos) << s.message();
+}
+
 TEST(WireTest, HostileBytesAreErrorsNeverCrashes) {
   const std::string good = *Encode(WireRunStep{1, "p", SomeTensors(), false, {}});
   for (size_t len = 0; len < good.size(); len += 8) {

@@ -1,8 +1,9 @@
 // What crosses between processes in a step is Cap'n Proto: two worker
 // processes and this one (the master's) count every runtime message they
 // decode, by type of schemas/runtime.capnp (actors/wire_counts.h), and a
-// step's RunSteps, StepDones and tensors all show up there as the types
-// they are, with nothing refused.
+// step's RunSteps, StepDones and tensors, and the connection talk before
+// it (Describe, Introduce, Hello), all show up there as the types they
+// are, with nothing refused.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -96,13 +97,21 @@ TEST(WireTypesTest, WhatCrossesBetweenProcessesInAStepDecodesAsRuntimeTypes) {
     EXPECT_EQ(Count(*w, "RunStep"), kSteps + 1);
     EXPECT_EQ(Count(*w, "StepDone"), 0u);  // a worker sends them, never decodes one
     for (const auto& [type, n] : (*w)["decoded"].items()) {
-      EXPECT_TRUE(type == "RegisterPartition" || type == "RunStep" || type == "LinkFrame" ||
+      EXPECT_TRUE(type == "Describe" || type == "Introduce" || type == "Hello" || type == "TaskInfo" ||
+                  type == "RegisterPartition" || type == "RunStep" || type == "LinkFrame" ||
                   type == "HealthPing" || type == "AbortStep")
           << type << " x" << n;
     }
+    // The master's connection talk: it described and introduced each task.
+    EXPECT_EQ(Count(*w, "Describe"), 1u);
+    EXPECT_EQ(Count(*w, "Introduce"), 1u);
   }
   EXPECT_EQ(Count(w0, "LinkFrame"), kSteps + 1);        // its RunSteps
   EXPECT_EQ(Count(w1, "LinkFrame"), 2 * (kSteps + 1));  // its RunSteps and worker 0's tensors
+  // Worker 0 connected to worker 1 (the higher name) and said hello; worker
+  // 1 answered with its TaskInfo.
+  EXPECT_EQ(Count(w1, "Hello"), 1u);
+  EXPECT_EQ(Count(w0, "TaskInfo"), 1u);
 }
 
 }  // namespace
