@@ -12,6 +12,8 @@
 #include <memory>
 #include <sstream>
 
+#include "graph/hex.h"
+
 namespace tact {
 namespace {
 
@@ -19,16 +21,6 @@ constexpr const char* kKeyOption = "tact.cluster-key";
 constexpr size_t kNonceBytes = 12;
 constexpr size_t kTagBytes = 16;
 constexpr size_t kKeyBytes = 16;
-
-std::string Hex(const unsigned char* p, size_t n) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    s += digits[p[i] >> 4];
-    s += digits[p[i] & 15];
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -100,7 +92,7 @@ std::string ClusterKeyOf(const caf::actor_system& system) {
 std::string NewClusterSecret() {
   unsigned char bytes[32];
   RAND_bytes(bytes, sizeof bytes);
-  return Hex(bytes, sizeof bytes);
+  return HexEncode(bytes, sizeof bytes);
 }
 
 StatusOr<std::string> ReadClusterSecret(const std::string& path) {
@@ -137,7 +129,7 @@ StatusOr<std::string> FindClusterSecret(const std::string& file) {
 void UseClusterSecret(caf::actor_system_config& cfg, const std::string& secret) {
   const std::string key = ClusterKey(secret);
   // Straight into the settings: set() takes only options CAF declared.
-  caf::put(cfg.content, kKeyOption, Hex(reinterpret_cast<const unsigned char*>(key.data()), key.size()));
+  caf::put(cfg.content, kKeyOption, HexEncode(key.data(), key.size()));
 }
 
 StatusOr<std::string> SignWireMessage(const caf::actor_system& system, std::string_view type,

@@ -17,28 +17,24 @@
 #include "graph/nn/layers.h"
 #include "graph/nn/optimizers.h"
 #include "graph/nn/variables.h"
+#include "graph/hex.h"
 #include "graph/ops/all_ops.h"
+#include "graph/stable_hash.h"
 
 namespace tact::apps {
 namespace {
 
-// FNV-1a, 64 bits: small, and the same on every machine.
-class Fingerprint {
+// The bytes a fingerprint hashes: each variable's name (with its NUL, so
+// that names and values cannot run together), dtype, shape and values.
+class FingerprintBytes {
  public:
-  void Add(const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < n; ++i) h_ = (h_ ^ p[i]) * 0x100000001b3ull;
-  }
-  void Add(const std::string& s) { Add(s.data(), s.size() + 1); }  // with its NUL: unambiguous
+  void Add(const void* data, size_t n) { bytes_.append(static_cast<const char*>(data), n); }
+  void Add(const std::string& s) { Add(s.data(), s.size() + 1); }
   void Add(int64_t v) { Add(&v, sizeof v); }
-  std::string Hex() const {
-    char buf[17];
-    snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h_));
-    return buf;
-  }
+  std::string Hex() const { return HexEncode(StableHash(bytes_)); }
 
  private:
-  uint64_t h_ = 0xcbf29ce484222325ull;
+  std::string bytes_;
 };
 
 StatusOr<std::vector<std::pair<std::string, Tensor>>> ReadVariables(Session& session,
@@ -52,7 +48,7 @@ StatusOr<std::vector<std::pair<std::string, Tensor>>> ReadVariables(Session& ses
 }
 
 std::string VariablesFingerprint(const std::vector<std::pair<std::string, Tensor>>& variables) {
-  Fingerprint fp;
+  FingerprintBytes fp;
   for (const auto& [name, t] : variables) {
     fp.Add(name);
     fp.Add(static_cast<int64_t>(t.dtype()));

@@ -96,6 +96,15 @@ void Tensor::CheckType(DataType expected) const {
   }
 }
 
+void Tensor::CheckElementCount(int64_t count, const TensorShape& shape) {
+  if (count != shape.num_elements()) {
+    std::fprintf(stderr, "tact: Tensor::FromVector got %lld values for shape %s (%lld elements)\n",
+                 static_cast<long long>(count), shape.DebugString().c_str(),
+                 static_cast<long long>(shape.num_elements()));
+    std::abort();
+  }
+}
+
 StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
   if (shape.num_elements() != NumElements()) {
     return errors::InvalidArgument("cannot reshape a tensor of ", NumElements(), " elements ",

@@ -56,8 +56,9 @@ class Tensor {
     *t.data<T>() = std::move(value);
     return t;
   }
-  // `values` must hold shape.num_elements() elements; a shape of {} means
-  // a vector of values.size().
+  // `values` must hold exactly shape.num_elements() elements: anything
+  // else is a programmer error and aborts, naming both counts. Without a
+  // shape, a vector of values.size().
   template <typename T>
   static Tensor FromVector(const std::vector<T>& values, const TensorShape& shape);
   template <typename T>
@@ -110,6 +111,9 @@ class Tensor {
 
  private:
   void CheckType(DataType expected) const;
+  // FromVector's check: `count` values must fill `shape` exactly (a
+  // mismatch is a programmer error and aborts, naming both).
+  static void CheckElementCount(int64_t count, const TensorShape& shape);
 
   DataType dtype_ = DT_INVALID;
   TensorShape shape_;
@@ -118,10 +122,10 @@ class Tensor {
 
 template <typename T>
 Tensor Tensor::FromVector(const std::vector<T>& values, const TensorShape& shape) {
+  CheckElementCount(static_cast<int64_t>(values.size()), shape);
   Tensor t(DataTypeToEnum<T>::value, shape);
   T* out = t.data<T>();
-  const int64_t n = std::min<int64_t>(shape.num_elements(), static_cast<int64_t>(values.size()));
-  for (int64_t i = 0; i < n; ++i) out[i] = values[i];
+  for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
   return t;
 }
 

@@ -15,7 +15,7 @@ packages=(
   libeigen3-dev
   libopenblas-dev
   libgoogle-perftools-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libxxhash-dev zlib1g-dev
   dataset-fashion-mnist
 )

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/stable_hash.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/random/philox.h"
 #include "kernels/kernel_registry.h"
@@ -32,13 +33,6 @@ enum class Dist { kUniform, kNormal, kTruncatedNormal };
 constexpr double kTwoPi = 6.283185307179586;
 constexpr double kTruncateAt = 2.0;  // in standard deviations
 constexpr int kMaxAttempts = 256;    // P(needing more) is about 0.002^256
-
-// FNV-1a: a hash that, unlike std::hash, is the same on every build.
-uint64_t StableHash(const std::string& s) {
-  uint64_t h = 0xCBF29CE484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ull;
-  return h;
-}
 
 // The uniform in [0, 1) that words r[w] (and r[w + 1] for doubles) give.
 template <typename T>

@@ -171,5 +171,14 @@ TEST(TensorTest, FromVectorAndDebugString) {
   EXPECT_EQ(Tensor().DebugString(), "<uninitialized tensor>");
 }
 
+TEST(TensorDeathTest, FromVectorRejectsTooFewOrTooManyValues) {
+  // Before, 3 values for 4 elements left one uninitialised, and 5 were cut
+  // to 4 without a word.
+  EXPECT_DEATH(Tensor::FromVector<float>({1, 2, 3}, TensorShape({2, 2})),
+               "FromVector got 3 values for shape \\[2,2\\] \\(4 elements\\)");
+  EXPECT_DEATH(Tensor::FromVector<int32_t>({1, 2, 3, 4, 5}, TensorShape({2, 2})), "got 5 values");
+  EXPECT_EQ(Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2})).data<float>()[3], 4.0f);
+}
+
 }  // namespace
 }  // namespace tact
