@@ -22,6 +22,7 @@
 #include "actors/socket_io.h"
 #include "actors/wire_auth.h"
 #include "actors/wire_caf.h"
+#include "graph/logging.h"
 
 namespace tact {
 namespace {
@@ -170,8 +171,7 @@ struct GateListener::State {
     handshaking.erase(fd);
     idle.notify_all();
     if (!ok || closing.load()) {
-      std::fprintf(stderr, "tact worker %s: refused a connection: no proof of the cluster's secret\n",
-                   who.c_str());
+      LogWarning("tact worker ", who, ": refused a connection: no proof of the cluster's secret");
       close(fd);
     } else {
       caf::io::scribe_ptr scribe = system->middleman().backend().new_scribe(fd);

@@ -5,6 +5,8 @@
 #include <deque>
 #include <thread>
 
+#include "graph/logging.h"
+
 namespace tact {
 
 // A tensor to send, or (no key) a link to open.
@@ -98,8 +100,7 @@ void MasterLinks::Arrived(const LinkSender& from, int64_t step_id, const std::st
   if (!done.ok()) {
     // Only a task holding the cluster's secret gets here: a bug, not an
     // attack. Its step ends by the step's own deadline or the task's loss.
-    std::fprintf(stderr, "tact master: dropped a frame on a tensor link: %s\n",
-                 done.status().ToString().c_str());
+    LogWarning("tact master: dropped a frame on a tensor link: ", done.status().ToString());
     return;
   }
   if (!done->has_value()) return;

@@ -10,6 +10,7 @@
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
 #include "actors/wire_auth.h"
+#include "graph/logging.h"
 #include "graph/subgraph.h"
 #include "kernels/rendezvous.h"
 
@@ -209,8 +210,7 @@ caf::result<WireTaskInfo> Hello(TaskSelf* self, const WireHello& hello, const ca
   Status s = VerifyWireMessage(self->system(), kHelloProof,
                                HelloBytes(task, actor, hello.link_port, hello.payload), hello.proof);
   if (!s.ok()) {
-    std::fprintf(stderr, "tact worker %s: refused a hello as %s: %s\n", self->state.task.c_str(),
-                 task.c_str(), s.message().c_str());
+    LogWarning("tact worker ", self->state.task, ": refused a hello as ", task, ": ", s.message());
     return ToCafError(errors::Unauthenticated("task ", self->state.task, " refuses a peer without the cluster's secret"));
   }
   if (!self->state.cluster.Address(task).ok() || task == self->state.task) {
@@ -228,8 +228,7 @@ caf::result<WireTaskInfo> Hello(TaskSelf* self, const WireHello& hello, const ca
 caf::result<WireTaskInfo> Describe(TaskSelf* self, const WireDescribe& describe) {
   Status s = VerifyWireMessage(self->system(), kDescribeProof, describe.payload, describe.proof);
   if (!s.ok()) {
-    std::fprintf(stderr, "tact worker %s: refused a master: %s\n", self->state.task.c_str(),
-                 s.message().c_str());
+    LogWarning("tact worker ", self->state.task, ": refused a master: ", s.message());
     return ToCafError(
         errors::Unauthenticated("task ", self->state.task, " refuses a master without the cluster's secret"));
   }
@@ -246,8 +245,8 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
   // A message that did not decode (unsigned, signed with another secret,
   // malformed, over the size limit) arrives empty: say so, and go on.
   self->set_default_handler([](caf::scheduled_actor* a, caf::message_view&) -> caf::result<caf::message> {
-    std::fprintf(stderr, "tact worker: refused a message from %s: not signed with this cluster's secret, "
-                 "malformed, or too large\n", caf::to_string(a->current_sender()).c_str());
+    LogWarning("tact worker: refused a message from ", caf::to_string(a->current_sender()),
+               ": not signed with this cluster's secret, malformed, or too large");
     return caf::sec::unexpected_message;
   });
   return {

@@ -5,13 +5,13 @@
 #include "actors/partition.h"
 #include "actors/rendezvous_mgr.h"
 #include "actors/step_link.h"
+#include "graph/logging.h"
 
 namespace tact {
 namespace {
 
 void Complain(const std::string& task, const LinkSender& from, const Status& s) {
-  std::fprintf(stderr, "tact worker %s: a step message from %s: %s\n", task.c_str(), from.task.c_str(),
-               s.ToString().c_str());
+  LogWarning("tact worker ", task, ": a step message from ", from.task, ": ", s.ToString());
 }
 
 }  // namespace

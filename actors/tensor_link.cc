@@ -23,6 +23,7 @@
 #include "actors/send_batch.h"
 #include "actors/socket_io.h"
 #include "actors/wire_auth.h"
+#include "graph/logging.h"
 
 namespace tact {
 namespace {
@@ -475,7 +476,7 @@ void TensorLinks::ReadLoop(int fd) {
   if (!ReadExactly(fd, magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 ||
       !ReadString(fd, kMaxTaskBytes, &peer) || !ReadString(fd, kNonceBytes, &client_nonce) ||
       !ReadExactly(fd, &probe, sizeof probe)) {
-    std::fprintf(stderr, "tact worker %s: refused a tensor link: not a tact peer\n", task_.c_str());
+    LogWarning("tact worker ", task_, ": refused a tensor link: not a tact peer");
     shutdown(fd, SHUT_RDWR);
     return;
   }
@@ -492,8 +493,8 @@ void TensorLinks::ReadLoop(int fd) {
   if (!proof.ok() || !WriteString(fd, server_nonce) || !WriteString(fd, task_) ||
       !WriteString(fd, *proof) || !WriteAll(fd, &lend, 1) || !ReadString(fd, kWireTrailerBytes, &client_proof) ||
       !VerifyWithKey(key_, "tact::link-client", client_nonce + server_nonce + peer, client_proof).ok()) {
-    std::fprintf(stderr, "tact worker %s: refused a tensor link claiming to be %s: no proof of the "
-                 "cluster's secret\n", task_.c_str(), peer.c_str());
+    LogWarning("tact worker ", task_, ": refused a tensor link claiming to be ", peer,
+               ": no proof of the cluster's secret");
     shutdown(fd, SHUT_RDWR);
     return;
   }
@@ -525,15 +526,14 @@ void TensorLinks::ReadLoop(int fd) {
     const Status read = ReadLinkFrame([&in](void* dst, size_t n) { return in.Read(dst, n); }, &f);
     if (read.code() == Code::kCancelled) return;  // closed
     if (!read.ok()) {
-      std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: %s\n", task_.c_str(), peer.c_str(),
-                   read.ToString().c_str());
+      LogWarning("tact worker ", task_, ": dropped the tensor link from ", peer, ": ", read.ToString());
       shutdown(fd, SHUT_RDWR);
       return;
     }
     const LentBytes& lent = f.lent;
     if (lent.id != 0 && !borrows) {
-      std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: a lent tensor on a link that "
-                   "cannot borrow\n", task_.c_str(), peer.c_str());
+      LogWarning("tact worker ", task_, ": dropped the tensor link from ", peer,
+                 ": a lent tensor on a link that cannot borrow");
       shutdown(fd, SHUT_RDWR);
       return;
     }
@@ -543,8 +543,8 @@ void TensorLinks::ReadLoop(int fd) {
                          token != lent.id)) {
       // The sender is gone, or let go of the tensor before the copy ended
       // (its link closed): what was copied may not be the tensor.
-      std::fprintf(stderr, "tact worker %s: dropped the tensor link from %s: cannot copy a lent tensor%s\n",
-                   task_.c_str(), peer.c_str(), token == lent.id ? "" : " (no longer lent)");
+      LogWarning("tact worker ", task_, ": dropped the tensor link from ", peer, ": cannot copy a lent tensor",
+                 token == lent.id ? "" : " (no longer lent)");
       shutdown(fd, SHUT_RDWR);
       return;
     }
@@ -652,8 +652,7 @@ bool TensorLinks::SendIfLinked(const std::string& peer, uint16_t port, uint64_t 
   }
   StatusOr<std::unique_ptr<Frame>> frame = link->FrameFor(step_id, key, tensor);
   if (!frame.ok()) {
-    std::fprintf(stderr, "tact: tensor '%s' cannot go on a tensor link: %s\n", key.c_str(),
-                 frame.status().ToString().c_str());
+    LogWarning("tact: tensor '", key, "' cannot go on a tensor link: ", frame.status().ToString());
     return false;
   }
   if ((*frame)->lent) ++tensors_lent_;
