@@ -16,8 +16,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <random>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 extern char** environ;
@@ -30,22 +33,53 @@ std::string CurrentExecutable() {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "tact";
 }
 
-StatusOr<uint16_t> FreeLoopbackPort() {
+namespace {
+
+// The kernel's range for port 0 and for outgoing connections
+// (/proc/sys/net/ipv4/ip_local_port_range; Linux's default if unreadable).
+std::pair<int, int> EphemeralPorts() {
+  std::ifstream f("/proc/sys/net/ipv4/ip_local_port_range");
+  int lo = 32768, hi = 60999;
+  if (!(f >> lo >> hi) || lo > hi) return {32768, 60999};
+  return {lo, hi};
+}
+
+// Whether `port` on 127.0.0.1 can be bound right now.
+bool Bindable(uint16_t port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return errors::Unavailable("socket: ", std::strerror(errno));
+  if (fd < 0) return false;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    const std::string why = std::strerror(errno);
-    close(fd);
-    return errors::Unavailable("no free loopback port: ", why);
-  }
+  addr.sin_port = htons(port);
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
   close(fd);
-  return ntohs(addr.sin_port);
+  return ok;
+}
+
+}  // namespace
+
+// A random port outside the ephemeral range. Why: the port is given to a
+// task that binds it later, and a port from the ephemeral range (what
+// binding port 0 returns) can be handed, in between, to another process's
+// port-0 listener or outgoing connection. A task of a local cluster run
+// beside other tests then failed to bind, and its master reached another
+// process's tensor link instead ("broke off the cluster's handshake").
+StatusOr<uint16_t> FreeLoopbackPort() {
+  static std::mutex mu;
+  static std::mt19937 rng(std::random_device{}());
+  const auto [lo, hi] = EphemeralPorts();
+  // Below the range if there is room there, else above it.
+  const int first = lo > 11024 ? 10000 : hi + 1;
+  const int last = lo > 11024 ? lo - 1 : 65535;
+  if (first > last) return errors::Unavailable("no loopback ports outside the ephemeral range ", lo, "-", hi);
+  std::lock_guard<std::mutex> lock(mu);
+  std::uniform_int_distribution<int> pick(first, last);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const auto port = static_cast<uint16_t>(pick(rng));
+    if (Bindable(port)) return port;
+  }
+  return errors::Unavailable("no free loopback port in ", first, "-", last, " after 200 tries");
 }
 
 StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOptions& o) {

@@ -86,7 +86,9 @@ class LocalCluster {
 // tasks run as `tact worker` when `tact` itself starts them.
 std::string CurrentExecutable();
 
-// A TCP port on 127.0.0.1 that nothing listens on right now.
+// A TCP port on 127.0.0.1 that nothing listens on right now, outside the
+// kernel's ephemeral range, so that no port-0 listener or outgoing
+// connection of another process takes it before its task binds it.
 StatusOr<uint16_t> FreeLoopbackPort();
 
 }  // namespace tact::apps
