@@ -14,10 +14,10 @@
 #include "apps/replicated_graph.h"
 #include "apps/train_graph.h"
 #include "graph/gradients/gradients.h"
+#include "graph/hex.h"
 #include "graph/nn/layers.h"
 #include "graph/nn/optimizers.h"
 #include "graph/nn/variables.h"
-#include "graph/hex.h"
 #include "graph/ops/all_ops.h"
 #include "graph/stable_hash.h"
 
