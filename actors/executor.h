@@ -26,34 +26,13 @@
 #include <string>
 #include <vector>
 
+#include "actors/step_stats.h"
 #include "graph/graph.h"
 #include "kernels/op_kernel.h"
 
 namespace tact {
 
 class Rendezvous;
-
-struct NodeExecStats {
-  int node_id = -1;
-  std::string node_name;
-  std::string device;    // where it ran; set by the partition that ran it
-  int64_t start_ns = 0;  // since the step started
-  int64_t end_ns = 0;
-  std::vector<int64_t> output_bytes;  // per output; -1 for one not produced
-};
-
-// What ran in a step. Filled only when Args::stats is set, since the clock
-// reads cost more than a cheap kernel.
-class StepStats {
- public:
-  void Add(NodeExecStats s);
-  std::vector<NodeExecStats> nodes() const;  // in completion order
-  bool Ran(const std::string& node_name) const;
-
- private:
-  mutable std::mutex mu_;
-  std::vector<NodeExecStats> nodes_;
-};
 
 // While one lives on a thread, an async kernel that completes on that
 // thread (a Recv whose tensor it delivered) runs the cheap kernels it made

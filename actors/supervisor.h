@@ -16,7 +16,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/session.h"
+#include "actors/supervision_options.h"
 
 namespace tact {
 

@@ -31,7 +31,8 @@
 #include "apps/faults.h"
 #include "apps/local_cluster.h"
 #include "apps/replicated_graph.h"
-#include "apps/trainer.h"
+#include "apps/train_options.h"
+#include "apps/train_result.h"
 
 namespace tact::apps {
 

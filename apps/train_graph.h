@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "apps/trainer.h"
+#include "apps/train_options.h"
 #include "graph/graph_def.h"
 #include "graph/nn/optimizers.h"
 #include "graph/nn/variables.h"

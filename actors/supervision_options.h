@@ -1,0 +1,32 @@
+// How a cluster session brings lost tasks back (actors/supervisor.h; paper
+// 3.3). A task is lost when its connection breaks or it misses a health
+// ping: the steps it takes part in fail, the master tries its address with
+// backoff and attaches the process that answers there, and meanwhile a Run
+// that needs it waits (up to task_wait_ms).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace tact {
+
+struct SupervisionOptions {
+  // Brings a lost task back, e.g. by starting its local process again.
+  // Called while the task stays lost (about every 25 ms), with how long it
+  // has been lost (or since the process it last started); returns whether
+  // it started a new process. Empty: the tasks are someone else's and come
+  // back by themselves.
+  std::function<bool(const std::string& task, std::chrono::milliseconds lost_for)> restart_task;
+  // More than this many task losses within restart_window_secs end the
+  // session's use of the cluster: every Run then fails with Aborted,
+  // naming the last loss. Negative: no limit.
+  int max_restarts = -1;
+  double restart_window_secs = 60;
+  // How long a Run that needs a lost task waits for it to be attached
+  // again before failing with Unavailable; 0: it fails at once.
+  int64_t task_wait_ms = 0;
+};
+
+}  // namespace tact
