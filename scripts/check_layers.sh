@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Fails when a folder includes a higher layer (docs/layers.md): each
+# top-level folder is one layer, and an include may only point to the same
+# or a lower one. Lowest first:
+#   schemas < graph < devices < kernels < {placement, checkpoint} < actors < apps
+# Prints every upward include as file:line: include, and exits 1 if any.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rank() {
+  case "$1" in
+    schemas) echo 0 ;;
+    graph) echo 1 ;;
+    devices) echo 2 ;;
+    kernels) echo 3 ;;
+    placement | checkpoint) echo 4 ;;
+    actors) echo 5 ;;
+    apps) echo 6 ;;
+    *) echo "" ;;
+  esac
+}
+
+bad=0
+while IFS= read -r line; do
+  file=${line%%:*}
+  rest=${line#*:}
+  lineno=${rest%%:*}
+  target=$(sed -E 's/.*#include "([^"]+)".*/\1/' <<<"${rest#*:}")
+  from=$(rank "${file%%/*}")
+  to=$(rank "${target%%/*}")
+  [[ -z "$from" || -z "$to" ]] && continue
+  if ((to > from)); then
+    echo "$file:$lineno: includes $target, a higher layer"
+    bad=1
+  fi
+done < <(grep -rn --include='*.h' --include='*.cc' --include='*.cu' -E '^#include "' \
+           graph devices kernels placement checkpoint actors apps schemas 2>/dev/null || true)
+
+if ((bad)); then
+  echo "check_layers: includes point upward (docs/layers.md)" >&2
+  exit 1
+fi
+echo "check_layers: every include points to the same or a lower layer"
