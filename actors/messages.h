@@ -1,4 +1,5 @@
-// The runtime's actors and what they say to each other (paper 3):
+// The runtime's actors and what they say to each other (paper 3;
+// docs/actors.md has the table of every message):
 //
 //   client --RunCall--> master --RunStep, AbortStep--> partition --StepDone--> master
 //                          |                              ^
