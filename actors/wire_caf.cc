@@ -1,6 +1,7 @@
 #include "actors/wire_caf.h"
 
 #include "actors/wire_auth.h"
+#include "actors/wire_counts.h"
 
 namespace tact {
 namespace {
@@ -20,23 +21,36 @@ caf::error Save(caf::serializer& f, const T& x, const char* type) {
   return f.apply_raw(trailer->size(), trailer->data());
 }
 
-// Checks the length and the signature before decoding anything.
+// Checks the length and the signature before decoding anything. A
+// message refused before Decode (which counts its own) is counted here
+// (actors/wire_counts.h).
 template <typename T>
 caf::error Load(caf::deserializer& f, T& x, const char* type) {
   uint64_t n = 0;
   if (auto err = f(n)) return err;
   if (n > kMaxWireMessageBytes) {
+    CountDecode(type, false);
     return caf::make_error(caf::sec::invalid_argument, std::string(type) + " of " +
                                std::to_string(n) + " bytes is over the limit of " +
                                std::to_string(kMaxWireMessageBytes));
   }
   if (f.context() == nullptr) return caf::make_error(caf::sec::invalid_argument, "no actor system to verify with");
   std::string bytes(n, '\0');
-  if (auto err = f.apply_raw(n, bytes.data())) return err;
   std::string trailer(kWireTrailerBytes, '\0');
-  if (auto err = f.apply_raw(trailer.size(), trailer.data())) return err;
+  if (auto err = f.apply_raw(n, bytes.data())) {
+    CountDecode(type, false);  // cut short
+    return err;
+  }
+  if (auto err = f.apply_raw(trailer.size(), trailer.data())) {
+    CountDecode(type, false);
+    return err;
+  }
   Status s = VerifyWireMessage(f.context()->system(), type, bytes, trailer);
-  if (s.ok()) s = Decode(bytes, &x);
+  if (s.ok()) {
+    s = Decode(bytes, &x);
+  } else {
+    CountDecode(type, false);
+  }
   if (!s.ok()) return caf::make_error(caf::sec::invalid_argument, s.ToString());
   return caf::none;
 }

@@ -245,6 +245,14 @@ TEST_F(RogueTest, MalformedAndOversizeMessagesAreRefused) {
   EXPECT_FALSE(Ask(JunkRunStep{kMaxWireMessageBytes + 1, false}).ok());
   EXPECT_TRUE(LogShows(*cluster_, "refused a message")) << cluster_->Log(kTask0);
   ExpectServes(*cluster_);
+  // The worker counted both as refused (actors/wire_counts.h): its last
+  // line, once stopped.
+  ASSERT_TRUE(cluster_->Signal(kTask0, SIGTERM).ok());
+  const std::string marker = " decoded {";
+  for (int i = 0; i < 500 && cluster_->Log(kTask0).find(marker) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_NE(cluster_->Log(kTask0).find("\"refused\":2}"), std::string::npos) << cluster_->Log(kTask0);
 }
 
 }  // namespace
