@@ -62,9 +62,9 @@ bool Bindable(uint16_t port) {
 // A random port outside the ephemeral range. Why: the port is given to a
 // task that binds it later, and a port from the ephemeral range (what
 // binding port 0 returns) can be handed, in between, to another process's
-// port-0 listener or outgoing connection. A task of a local cluster run
-// beside other tests then failed to bind, and its master reached another
-// process's tensor link instead ("broke off the cluster's handshake").
+// port-0 listener or outgoing connection; the task then cannot bind it,
+// and its master reaches whatever took it. (Seen once beside other tests
+// as "broke off the cluster's handshake"; this was the likely cause.)
 StatusOr<uint16_t> FreeLoopbackPort() {
   static std::mutex mu;
   static std::mt19937 rng(std::random_device{}());
