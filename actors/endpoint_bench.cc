@@ -1,6 +1,5 @@
 #include "actors/endpoint_bench.h"
 
-#include <algorithm>
 #include <chrono>
 #include <future>
 #include <vector>
@@ -37,11 +36,6 @@ bool Pair(RendezvousMgr& mgr, int64_t step, const std::string& key, const Tensor
   return ok;
 }
 
-double MedianOf(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 StatusOr<SendRecvPairTimes> TimeSendRecvPairs(int steps) {
@@ -60,7 +54,7 @@ StatusOr<SendRecvPairTimes> TimeSendRecvPairs(int steps) {
   const std::string key = RendezvousKey(kSendDevice, 1, kRecvDevice, "x:0");
   const Tensor t = Tensor::Scalar(1.0f);
   const int round = std::max(1, steps / 10);
-  std::vector<double> endpoint_ns, table_ns;
+  SendRecvPairTimes times;
   int64_t step = 0;
   for (int r = -1; r < 10; ++r) {  // round -1 warms up
     for (RendezvousMgr* mgr : {&with_endpoints, &table_only}) {
@@ -69,11 +63,11 @@ StatusOr<SendRecvPairTimes> TimeSendRecvPairs(int steps) {
         if (!Pair(*mgr, ++step, key, t)) return errors::Internal("a Send/Recv pair failed in step ", step);
       }
       const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / round;
-      if (r >= 0) (mgr == &with_endpoints ? endpoint_ns : table_ns).push_back(ns);
+      if (r >= 0) (mgr == &with_endpoints ? times.endpoint_ns : times.table_ns).push_back(ns);
     }
   }
   caf::anon_send_exit(owner, caf::exit_reason::user_shutdown);
-  return SendRecvPairTimes{MedianOf(endpoint_ns), MedianOf(table_ns)};
+  return times;
 }
 
 }  // namespace tact

@@ -3,17 +3,20 @@
 // two devices used before they were actors), for `tact bench sendrecv`.
 #pragma once
 
+#include <vector>
+
 #include "graph/status.h"
 
 namespace tact {
 
+// Per Send and Recv of one step, one value per run.
 struct SendRecvPairTimes {
-  double endpoint_ns = 0;  // per Send and Recv of one step, through their actors
-  double table_ns = 0;     // the same through the step's table
+  std::vector<double> endpoint_ns;  // through their actors
+  std::vector<double> table_ns;     // through the step's table
 };
 
-// Runs `steps` steps of each (after a warm-up), alternating runs of
-// `steps / 10` so that machine noise hits both alike; medians per pair.
+// Runs `steps` steps of each (after a warm-up), alternating 10 runs of
+// `steps / 10` so that machine noise hits both alike.
 StatusOr<SendRecvPairTimes> TimeSendRecvPairs(int steps);
 
 }  // namespace tact

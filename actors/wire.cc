@@ -63,6 +63,12 @@ void NamesToProto(const std::vector<std::string>& names, capnp::List<capnp::Text
   for (size_t i = 0; i < names.size(); ++i) out.set(static_cast<unsigned>(i), names[i]);
 }
 
+kj::ArrayPtr<const kj::byte> BytesOf(const std::string& s) {
+  return kj::arrayPtr(reinterpret_cast<const kj::byte*>(s.data()), s.size());
+}
+
+std::string StringOf(capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); }
+
 std::vector<std::string> NamesFromProto(capnp::List<capnp::Text>::Reader in) {
   std::vector<std::string> out;
   for (auto name : in) out.emplace_back(name);
@@ -251,15 +257,6 @@ Status Decode(std::string_view bytes, WireTaskInfo* m) {
   });
 }
 
-namespace {
-
-kj::ArrayPtr<const kj::byte> BytesOf(const std::string& s) {
-  return kj::arrayPtr(reinterpret_cast<const kj::byte*>(s.data()), s.size());
-}
-
-std::string StringOf(capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); }
-
-}  // namespace
 
 StatusOr<std::string> Encode(const WireDescribe& m) {
   return Build<schema::Describe>("Describe", [&](auto out) {

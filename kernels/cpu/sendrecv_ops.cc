@@ -19,19 +19,19 @@ std::string KeyFromAttrs(OpKernelConstruction* ctx) {
   return RendezvousKey(send, static_cast<uint64_t>(incarnation), recv, name);
 }
 
-Status NoRendezvous() {
-  return errors::FailedPrecondition("the step has no rendezvous for _Send/_Recv");
+// False (and the kernel done, failed) when the step has no rendezvous.
+bool HasRendezvous(OpKernelContext* ctx, const AsyncOpKernel::DoneCallback& done) {
+  if (ctx->rendezvous() != nullptr) return true;
+  ctx->CtxFailure(errors::FailedPrecondition("the step has no rendezvous for _Send/_Recv"));
+  done();
+  return false;
 }
 
 class SendOp : public AsyncOpKernel {
  public:
   explicit SendOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
-    if (ctx->rendezvous() == nullptr) {
-      ctx->CtxFailure(NoRendezvous());
-      done();
-      return;
-    }
+    if (!HasRendezvous(ctx, done)) return;
     ctx->rendezvous()->SendAsync(key_, ctx->input(0), [ctx, done](const Status& s) {
       if (!s.ok()) ctx->CtxFailure(s);
       done();
@@ -47,11 +47,7 @@ class RecvOp : public AsyncOpKernel {
  public:
   explicit RecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
-    if (ctx->rendezvous() == nullptr) {
-      ctx->CtxFailure(NoRendezvous());
-      done();
-      return;
-    }
+    if (!HasRendezvous(ctx, done)) return;
     ctx->rendezvous()->RecvAsync(key_, [ctx, done](const Status& s, const Tensor& t) {
       if (!s.ok()) {
         ctx->CtxFailure(s);
