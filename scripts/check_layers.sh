@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Fails when a folder includes a higher layer (docs/layers.md): each
-# top-level folder is one layer, and an include may only point to the same
-# or a lower one. Lowest first:
-#   schemas < graph < devices < kernels < {placement, checkpoint} < actors < apps
+# top-level folder is one layer, apps/ is four (one per job), and an include
+# may only point to the same or a lower one. Lowest first:
+#   schemas < graph < devices < kernels < {placement, checkpoint} < actors
+#     < apps/cluster < apps/train < {apps/cli, apps/bench} < examples
 # Prints every upward include as file:line: include, and exits 1 if any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The layer of a path: its top-level folder, or apps/<job>.
+layer() {
+  case "$1" in
+    apps/*) local job=${1#apps/}; echo "apps/${job%%/*}" ;;
+    *) echo "${1%%/*}" ;;
+  esac
+}
 
 rank() {
   case "$1" in
@@ -15,7 +24,10 @@ rank() {
     kernels) echo 3 ;;
     placement | checkpoint) echo 4 ;;
     actors) echo 5 ;;
-    apps) echo 6 ;;
+    apps/cluster) echo 6 ;;
+    apps/train) echo 7 ;;
+    apps/cli | apps/bench) echo 8 ;;
+    examples) echo 9 ;;
     *) echo "" ;;
   esac
 }
@@ -26,15 +38,15 @@ while IFS= read -r line; do
   rest=${line#*:}
   lineno=${rest%%:*}
   target=$(sed -E 's/.*#include "([^"]+)".*/\1/' <<<"${rest#*:}")
-  from=$(rank "${file%%/*}")
-  to=$(rank "${target%%/*}")
+  from=$(rank "$(layer "$file")")
+  to=$(rank "$(layer "$target")")
   [[ -z "$from" || -z "$to" ]] && continue
   if ((to > from)); then
     echo "$file:$lineno: includes $target, a higher layer"
     bad=1
   fi
 done < <(grep -rn --include='*.h' --include='*.cc' --include='*.cu' -E '^#include "' \
-           graph devices kernels placement checkpoint actors apps schemas 2>/dev/null || true)
+           graph devices kernels placement checkpoint actors apps schemas examples 2>/dev/null || true)
 
 if ((bad)); then
   echo "check_layers: includes point upward (docs/layers.md)" >&2

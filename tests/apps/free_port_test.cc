@@ -9,7 +9,7 @@
 #include <fstream>
 #include <set>
 
-#include "apps/local_cluster.h"
+#include "apps/cluster/local_cluster.h"
 
 namespace tact::apps {
 namespace {

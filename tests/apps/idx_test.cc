@@ -1,7 +1,7 @@
 // apps/idx: gzip IDX files written here with zlib (valid, truncated, with
 // a wrong magic, of mismatched counts), the Batcher's order, and the real
 // Fashion-MNIST where the machine has it.
-#include "apps/idx.h"
+#include "apps/train/data/idx.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
-// In-graph replication (apps/replicated_graph.h): each replica of the cnn
+// In-graph replication (apps/train/replicated_graph.h): each replica of the cnn
 // draws dropout masks of its own, and the same ones in every run.
-#include "apps/replicated_graph.h"
+#include "apps/train/replicated_graph.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "apps/trainer.h"
+#include "apps/train/trainer.h"
 
 namespace tact::apps {
 namespace {

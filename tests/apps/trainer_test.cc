@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "apps/trainer.h"
+#include "apps/train/trainer.h"
 
 namespace tact::apps {
 namespace {

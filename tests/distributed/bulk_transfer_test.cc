@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "actors/session.h"
-#include "apps/local_cluster.h"
+#include "apps/cluster/local_cluster.h"
 #include "cluster_test_util.h"
 #include "graph/ops/all_ops.h"
 

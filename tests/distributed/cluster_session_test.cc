@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "actors/session.h"
-#include "apps/local_cluster.h"
+#include "apps/cluster/local_cluster.h"
 #include "cluster_test_util.h"
 #include "graph/ops/all_ops.h"
 

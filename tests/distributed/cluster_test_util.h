@@ -9,7 +9,7 @@
 #include <string>
 
 #include "actors/session.h"
-#include "apps/local_cluster.h"
+#include "apps/cluster/local_cluster.h"
 
 namespace tact::test_util {
 

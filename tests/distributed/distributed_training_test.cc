@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "apps/local_cluster.h"
-#include "apps/trainer.h"
+#include "apps/cluster/local_cluster.h"
+#include "apps/train/trainer.h"
 
 namespace tact::apps {
 namespace {

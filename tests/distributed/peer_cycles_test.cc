@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "actors/session.h"
-#include "apps/local_cluster.h"
+#include "apps/cluster/local_cluster.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact {

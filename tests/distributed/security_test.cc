@@ -21,7 +21,7 @@
 #include "actors/cluster_connect.h"
 #include "actors/session.h"
 #include "actors/wire_auth.h"
-#include "apps/local_cluster.h"
+#include "apps/cluster/local_cluster.h"
 #include "cluster_test_util.h"
 #include "graph/ops/all_ops.h"
 

@@ -12,9 +12,9 @@
 #include <set>
 #include <thread>
 
-#include "apps/faults.h"
-#include "apps/local_cluster.h"
-#include "apps/trainer.h"
+#include "apps/cluster/faults.h"
+#include "apps/cluster/local_cluster.h"
+#include "apps/train/trainer.h"
 #include "checkpoint/checkpoint.h"
 
 namespace tact::apps {

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "apps/models.h"
+#include "graph/nn/models.h"
 #include "graph/gradients/gradients.h"
 #include "graph/nn/optimizers.h"
 #include "graph/nn/variables.h"
@@ -29,7 +29,7 @@ Status BuildTrainingGraph(const Scope& s, const std::string& model) {
   auto labels = Placeholder(s.WithOpName("labels"), DT_INT32, PartialTensorShape({32}));
   auto training = Placeholder(s.WithOpName("training"), DT_BOOL, PartialTensorShape({}));
   Output step = GlobalStep(s);
-  Output logits = apps::BuildModel(s.NewSubScope(model), model, images, training, 1, step);
+  Output logits = BuildModel(s.NewSubScope(model), model, images, training, 1, step);
   TACT_RETURN_IF_ERROR(s.status());
   auto xent = SparseSoftmaxCrossEntropyWithLogits(s, logits, labels);
   auto loss = Mean(s.WithOpName("loss"), xent[0], 0);

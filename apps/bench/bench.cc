@@ -1,0 +1,28 @@
+// `tact bench`: the group every benchmark subcommand hangs from.
+#include <CLI/CLI.hpp>
+
+#include "apps/bench/bench.h"
+#include "apps/cli/commands.h"
+
+#include <algorithm>
+
+namespace tact::apps {
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
+  CLI::App* bench = app.add_subcommand("bench", "benchmarks; each prints one JSON line");
+  bench->require_subcommand(1);
+  AddBenchMatmul(*bench, run);
+  AddBenchExecutor(*bench, run);
+  AddBenchPlace(*bench, run);
+  AddBenchTrain(*bench, run);
+  AddBenchSendRecv(*bench, run);
+  AddBenchCheckpoint(*bench, run);
+  AddBenchDistributed(*bench, run);
+}
+
+}  // namespace tact::apps

@@ -1,0 +1,105 @@
+// `tact bench distributed --model {mlp,cnn} [--ps P] [--workers W]
+// [--steps N] [--runs R]`: data-parallel training images/s on a local
+// cluster (P parameter servers and W worker processes, sync mode) beside
+// the same global batch, network, optimizer and data in one process, in
+// the same run. The two alternate R times, so that the machine's changing
+// load falls on both alike; the JSON line gives the min, median and max of
+// each and the ratio of the medians (the cluster's share of one process's
+// speed: its fixed cost per step, and the tensors it moves between tasks).
+//
+// Both sides use one compute thread per device, the setting `tact train`
+// runs the main job's cluster with: the cluster's processes already share
+// the cores.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "apps/bench/bench.h"
+#include "apps/cluster/local_cluster.h"
+#include "apps/train/trainer.h"
+
+namespace tact::apps {
+namespace {
+
+struct DistributedBenchFlags {
+  std::string model = "mlp";
+  std::string data = kDefaultDataDir;
+  int ps = 1;
+  int workers = 2;
+  int64_t steps = 300;
+  int64_t batch = 100;
+  int runs = 3;
+  bool json = true;
+};
+
+StatusOr<double> ImagesPerSec(const DistributedBenchFlags& f, bool cluster) {
+  TrainOptions opt;
+  opt.model = f.model;
+  opt.data_dir = f.data;
+  opt.batch = f.batch;
+  opt.max_steps = f.steps;
+  opt.test_limit = 1000;  // evaluation is not timed; keep it short
+  opt.intra_op_threads = 1;
+  if (cluster) {
+    opt.ps = f.ps;
+    opt.workers = f.workers;
+    opt.sync = true;
+    opt.worker_binary = CurrentExecutable();
+  }
+  TACT_ASSIGN_OR_RETURN(TrainResult r, Train(opt));
+  return r.images_per_sec;
+}
+
+nlohmann::ordered_json Spread(const std::vector<double>& runs) {
+  std::vector<double> v = runs;
+  std::sort(v.begin(), v.end());
+  return {{"min", v.front()}, {"median", Median(v)}, {"max", v.back()}, {"runs", runs}};
+}
+
+int RunDistributedBench(const DistributedBenchFlags& f) {
+  if (f.runs < 1 || f.workers < 1 || f.ps < 1) {
+    std::fprintf(stderr, "tact bench distributed: --runs, --ps and --workers must be >= 1\n");
+    return 1;
+  }
+  std::vector<double> one, many;
+  for (int i = 0; i < f.runs; ++i) {
+    for (bool cluster : {false, true}) {
+      StatusOr<double> r = ImagesPerSec(f, cluster);
+      if (!r.ok()) {
+        std::fprintf(stderr, "tact bench distributed: %s: %s\n", cluster ? "cluster" : "one process",
+                     r.status().ToString().c_str());
+        return 1;
+      }
+      (cluster ? many : one).push_back(*r);
+    }
+  }
+  const nlohmann::ordered_json j = {{"model", f.model},
+                                    {"batch", f.batch},
+                                    {"steps", f.steps},
+                                    {"ps", f.ps},
+                                    {"workers", f.workers},
+                                    {"one_process_images_per_sec", Spread(one)},
+                                    {"cluster_images_per_sec", Spread(many)},
+                                    {"cluster_over_one_process", Median(many) / Median(one)}};
+  std::printf("%s\n", j.dump().c_str());
+  return 0;
+}
+
+}  // namespace
+
+void AddBenchDistributed(CLI::App& bench, std::function<int()>& run) {
+  auto f = std::make_shared<DistributedBenchFlags>();
+  CLI::App* cmd = bench.add_subcommand("distributed", "cluster training images/s beside one process's");
+  cmd->add_option("--model", f->model, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
+  cmd->add_option("--data", f->data, "directory of the gzip IDX files");
+  cmd->add_option("--ps", f->ps, "parameter-server tasks");
+  cmd->add_option("--workers", f->workers, "worker tasks, each with a share of every batch");
+  cmd->add_option("--steps", f->steps, "timed steps per run");
+  cmd->add_option("--batch", f->batch, "images per step, all workers together");
+  cmd->add_option("--runs", f->runs, "runs of each side, alternating");
+  cmd->add_flag("--json", f->json, "the output is always one JSON line; accepted for symmetry");
+  cmd->callback([f, &run] { run = [f] { return RunDistributedBench(*f); }; });
+}
+
+}  // namespace tact::apps

@@ -1,0 +1,128 @@
+// `tact bench train`: training images/s of tact beside PyTorch's, for the
+// same network, batch and optimizer, on the same data, in one run. Both
+// run at 1 and 2 threads (threads cost small ops more than they gain, so the
+// best setting differs by model), and the JSON line gives each figure and
+// tact's best over PyTorch's best. PyTorch runs only where `python3` can
+// import torch (Debian's python3-torch); otherwise its figures are null.
+//
+// PyTorch's thread count does not bound OpenBLAS's own threads, and its
+// OpenMP threads spin while OpenBLAS works, so on 2 cores its plain setting
+// is often not its best. At each thread count it also runs with
+// OMP_WAIT_POLICY=PASSIVE and with OPENBLAS_NUM_THREADS=1; pytorch_best is
+// the best of all its runs and pytorch_best_setting says which.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "apps/bench/bench.h"
+#include "apps/train/trainer.h"
+
+namespace tact::apps {
+namespace {
+
+struct TrainBenchFlags {
+  std::string model = "mlp";
+  std::string data = kDefaultDataDir;
+  int64_t steps = 200;
+  int64_t batch = 100;
+  std::string python = "/usr/bin/python3";
+  bool json = true;
+};
+
+StatusOr<double> TactImagesPerSec(const TrainBenchFlags& f, int threads) {
+  TrainOptions opt;
+  opt.model = f.model;
+  opt.data_dir = f.data;
+  opt.batch = f.batch;
+  opt.max_steps = f.steps;
+  opt.test_limit = 1000;  // evaluation is not timed; keep it short
+  opt.intra_op_threads = threads;
+  TACT_ASSIGN_OR_RETURN(TrainResult r, Train(opt));
+  return r.images_per_sec;
+}
+
+// The environment settings PyTorch runs under at each thread count, by the
+// suffix of their JSON keys.
+struct PeerSetting {
+  const char* suffix;
+  const char* env;
+};
+constexpr PeerSetting kPeerSettings[] = {
+    {"", ""},
+    {"_omp_passive", "OMP_WAIT_POLICY=PASSIVE "},
+    {"_openblas_1t", "OPENBLAS_NUM_THREADS=1 "},
+};
+
+// images/s from scripts/peer/pytorch_train.py, or a negative number if it
+// cannot run here.
+double PytorchImagesPerSec(const TrainBenchFlags& f, int threads, const char* env) {
+  const char* src = std::getenv("TACT_SOURCE_DIR");
+  const std::string script =
+      std::string(src ? src : TACT_SOURCE_DIR_DEFAULT) + "/scripts/peer/pytorch_train.py";
+  const std::string cmd = std::string(env) + f.python + " " + script + " --model " + f.model + " --data " + f.data +
+                          " --steps " + std::to_string(f.steps) + " --batch " +
+                          std::to_string(f.batch) + " --threads " + std::to_string(threads) +
+                          " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return -1;
+  std::string out;
+  char buf[1024];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  if (pclose(p) != 0) return -1;
+  const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  if (j.is_discarded() || !j.contains("images_per_sec")) return -1;
+  return j["images_per_sec"].get<double>();
+}
+
+nlohmann::json OrNull(double v) { return v < 0 ? nlohmann::json() : nlohmann::json(v); }
+
+int RunTrainBench(const TrainBenchFlags& f) {
+  nlohmann::json j = {{"model", f.model}, {"steps", f.steps}, {"batch", f.batch}};
+  double tact_best = 0, torch_best = -1;
+  std::string torch_best_setting;
+  for (int threads : {1, 2}) {
+    const std::string t = std::to_string(threads) + "t";
+    StatusOr<double> ours = TactImagesPerSec(f, threads);
+    if (!ours.ok()) {
+      std::fprintf(stderr, "tact bench train: %s\n", ours.status().ToString().c_str());
+      return 1;
+    }
+    j["tact_images_per_sec_" + t] = *ours;
+    tact_best = std::max(tact_best, *ours);
+    for (const PeerSetting& s : kPeerSettings) {
+      const double theirs = PytorchImagesPerSec(f, threads, s.env);
+      j["pytorch_images_per_sec_" + t + s.suffix] = OrNull(theirs);
+      if (theirs > torch_best) {
+        torch_best = theirs;
+        torch_best_setting = t + s.suffix;
+      }
+      // Without torch the other settings would fail the same way.
+      if (theirs < 0) break;
+    }
+  }
+  j["tact_best"] = tact_best;
+  j["pytorch_best"] = OrNull(torch_best);
+  j["pytorch_best_setting"] = torch_best < 0 ? nlohmann::json() : nlohmann::json(torch_best_setting);
+  j["tact_over_pytorch"] = torch_best > 0 ? nlohmann::json(tact_best / torch_best) : nlohmann::json();
+  std::printf("%s\n", j.dump().c_str());
+  return 0;
+}
+
+}  // namespace
+
+void AddBenchTrain(CLI::App& bench, std::function<int()>& run) {
+  auto f = std::make_shared<TrainBenchFlags>();
+  CLI::App* cmd = bench.add_subcommand("train", "training images/s beside PyTorch's");
+  cmd->add_option("--model", f->model, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
+  cmd->add_option("--data", f->data, "directory of the gzip IDX files");
+  cmd->add_option("--steps", f->steps, "timed steps per measurement");
+  cmd->add_option("--batch", f->batch, "images per step");
+  cmd->add_option("--python", f->python, "the interpreter that runs the PyTorch peer");
+  cmd->add_flag("--json", f->json, "the output is always one JSON line; accepted for symmetry");
+  cmd->callback([f, &run] { run = [f] { return RunTrainBench(*f); }; });
+}
+
+}  // namespace tact::apps

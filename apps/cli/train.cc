@@ -1,0 +1,148 @@
+// `tact train`: trains a model of graph/nn/models.h on Fashion-MNIST.
+//
+//   tact train --model cnn --epochs 2 --json
+//
+// On a terminal a progress bar shows step, loss, images/s and ETA; each
+// epoch ends with a line giving the test accuracy. With --json the last
+// line is one JSON object with the run's figures. Bad input (a missing data
+// directory, an unknown model) prints a message and exits 1.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "apps/cli/commands.h"
+#include "apps/cluster/local_cluster.h"
+#include "apps/train/trainer.h"
+
+namespace tact::apps {
+namespace {
+
+struct TrainFlags {
+  TrainOptions options;
+  std::string mode = "sync";
+  bool json = false;
+};
+
+// "\r step 120/600 [=====>     ] loss 0.4123  5321 img/s  ETA 0:09" on stderr.
+void PrintProgress(const TrainProgress& p) {
+  constexpr int kWidth = 30;
+  const int filled = static_cast<int>(kWidth * p.step / std::max<int64_t>(p.total_steps, 1));
+  char bar[kWidth + 1];
+  for (int i = 0; i < kWidth; ++i) bar[i] = i < filled ? '=' : (i == filled ? '>' : ' ');
+  bar[kWidth] = '\0';
+  const double remaining_images = static_cast<double>((p.total_steps - p.step) * p.batch);
+  const int eta = p.images_per_sec > 0 ? static_cast<int>(remaining_images / p.images_per_sec) : 0;
+  std::fprintf(stderr, "\r step %lld/%lld [%s] loss %.4f  %.0f img/s  ETA %d:%02d ",
+               static_cast<long long>(p.step), static_cast<long long>(p.total_steps), bar, p.loss,
+               p.images_per_sec, eta / 60, eta % 60);
+  if (p.step == p.total_steps) std::fprintf(stderr, "\n");
+}
+
+int RunTrain(TrainFlags flags) {
+  TrainOptions& opt = flags.options;
+  // Checked here, not by CLI11, whose validation errors exit 105.
+  if (flags.mode != "sync" && flags.mode != "async") {
+    std::fprintf(stderr, "tact train: --mode must be sync or async, not '%s'\n", flags.mode.c_str());
+    return 1;
+  }
+  opt.sync = flags.mode == "sync";
+  if (opt.workers > 0 && opt.ps < 1) opt.ps = 1;
+  opt.worker_binary = CurrentExecutable();
+  if (isatty(STDERR_FILENO)) opt.on_step = PrintProgress;
+  opt.on_epoch = [](int epoch, double accuracy) {
+    std::printf("epoch %d: test accuracy %.4f\n", epoch + 1, accuracy);
+    std::fflush(stdout);
+  };
+  StatusOr<TrainResult> r = Train(opt);
+  if (!r.ok()) {
+    std::fprintf(stderr, "tact train: %s\n", r.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("%lld parameters; %lld steps; train loss %.4f; test accuracy %.4f; %.0f images/s\n",
+              static_cast<long long>(r->parameters), static_cast<long long>(r->steps),
+              r->train_loss, r->test_accuracy, r->images_per_sec);
+  if (flags.json) {
+    nlohmann::json j = {{"model", opt.model},
+                        {"epochs", opt.epochs},
+                        {"steps", r->steps},
+                        {"batch", opt.batch},
+                        {"optimizer", opt.optimizer},
+                        {"learning_rate", opt.learning_rate},
+                        {"seed", opt.seed},
+                        {"threads", opt.intra_op_threads},
+                        {"test_accuracy", r->test_accuracy},
+                        {"train_loss", r->train_loss},
+                        {"images_per_sec", r->images_per_sec},
+                        {"parameters", r->parameters},
+                        {"variables_fingerprint", r->variables_fingerprint}};
+    if (!opt.checkpoint_dir.empty() || !opt.faults.empty()) {
+      j["faults_injected"] = r->faults_injected;
+      j["recoveries"] = r->recoveries;
+      j["steps_lost"] = r->steps_lost;
+      j["recovery_ms_max"] = r->recovery_ms_max;
+      j["resumed_from"] = r->resumed_from;
+    }
+    if (r->workers > 0) {
+      j["ps"] = r->ps;
+      j["workers"] = r->workers;
+      j["mode"] = flags.mode;
+    }
+    std::printf("%s\n", j.dump().c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
+  auto flags = std::make_shared<TrainFlags>();
+  CLI::App* cmd = app.add_subcommand("train", "train a model on Fashion-MNIST");
+  TrainOptions& o = flags->options;
+  cmd->add_option("--model", o.model, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
+  cmd->add_option("--data", o.data_dir, "directory of the gzip IDX files");
+  cmd->add_option("--epochs", o.epochs, "passes over the training set");
+  cmd->add_option("--batch", o.batch, "images per step");
+  cmd->add_option("--optimizer", o.optimizer, "adam, sgd or momentum");
+  cmd->add_option("--lr", o.learning_rate, "the optimizer's learning rate");
+  cmd->add_option("--seed", o.seed, "initial values, shuffling and dropout");
+  cmd->add_option("--threads", o.intra_op_threads, "threads of each device's compute pool");
+  cmd->add_option("--devices", o.devices, "CPU devices to place the graph on");
+  cmd->add_option("--max-steps", o.max_steps, "stop after this many steps (0: all)");
+  cmd->add_option("--train-limit", o.train_limit, "use only the first N training images");
+  cmd->add_option("--test-limit", o.test_limit, "use only the first N test images");
+  cmd->add_flag("--check-numerics", o.check_numerics,
+                "fail a step with a NaN or Inf gradient before any variable changes");
+  cmd->add_option("--ps", o.ps, "parameter-server tasks of a local cluster (with --workers)");
+  cmd->add_option("--workers", o.workers,
+                  "train data-parallel on a local cluster of this many worker tasks");
+  cmd->add_option("--mode", flags->mode, "sync (averaged gradients) or async (updates per replica)");
+  cmd->add_option("--cluster", o.cluster_file, "train on this existing cluster (TF_CONFIG-style JSON)");
+  cmd->add_option("--secret-file", o.secret_file,
+                  "the existing cluster's secret (default: $TACT_CLUSTER_SECRET)");
+  cmd->add_option("--checkpoint-dir", o.checkpoint_dir,
+                  "save checkpoints here; a run resumes from the newest good one");
+  cmd->add_option("--checkpoint-every-steps", o.checkpoint_every_steps, "save every N steps");
+  cmd->add_option("--checkpoint-every-secs", o.checkpoint_every_secs, "save every N seconds");
+  cmd->add_option("--checkpoint-keep", o.checkpoint_keep, "keep the newest N checkpoints");
+  cmd->add_option("--fault", o.faults,
+                  "inject a fault: kill:JOB:TASK@step=N, kill:JOB:TASK@checkpoint, drop:JOB:TASK@step=N, "
+                  "pause:JOB:TASK@step=N, crash:JOB:TASK@step=N, corrupt-latest-checkpoint@step=N (repeatable)");
+  CLI::Option* chaos = cmd->add_option("--chaos", o.chaos_seed, "draw --chaos-faults random faults from this seed");
+  CLI::Option* chaos_faults = cmd->add_option("--chaos-faults", o.chaos_faults, "how many random faults (default 3)");
+  cmd->add_option("--max-restarts", o.max_restarts, "restarts allowed within --restart-window");
+  cmd->add_option("--restart-window", o.restart_window_secs, "seconds");
+  cmd->add_option("--task-wait", o.task_wait_secs,
+                  "seconds a step waits for a lost task to come back");
+  cmd->add_option("--step-timeout", o.step_timeout_ms,
+                  "on a cluster, abort (and recover) a step running longer than this many ms");
+  cmd->add_flag("--json", flags->json, "print one JSON line at the end");
+  cmd->callback([flags, chaos, chaos_faults, &run] {
+    // A seed alone would draw nothing.
+    if (chaos->count() > 0 && chaos_faults->count() == 0) flags->options.chaos_faults = 3;
+    run = [flags] { return RunTrain(*flags); };
+  });
+}
+
+}  // namespace tact::apps

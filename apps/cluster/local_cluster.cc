@@ -1,0 +1,227 @@
+#include "apps/cluster/local_cluster.h"
+
+#include "actors/wire_auth.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace tact::apps {
+
+std::string CurrentExecutable() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "tact";
+}
+
+namespace {
+
+// The kernel's range for port 0 and for outgoing connections
+// (/proc/sys/net/ipv4/ip_local_port_range; Linux's default if unreadable).
+std::pair<int, int> EphemeralPorts() {
+  std::ifstream f("/proc/sys/net/ipv4/ip_local_port_range");
+  int lo = 32768, hi = 60999;
+  if (!(f >> lo >> hi) || lo > hi) return {32768, 60999};
+  return {lo, hi};
+}
+
+// Whether `port` on 127.0.0.1 can be bound right now.
+bool Bindable(uint16_t port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  return ok;
+}
+
+}  // namespace
+
+// A random port outside the ephemeral range. Why: the port is given to a
+// task that binds it later, and a port from the ephemeral range (what
+// binding port 0 returns) can be handed, in between, to another process's
+// port-0 listener or outgoing connection; the task then cannot bind it,
+// and its master reaches whatever took it. (Seen once beside other tests
+// as "broke off the cluster's handshake"; this was the likely cause.)
+StatusOr<uint16_t> FreeLoopbackPort() {
+  static std::mutex mu;
+  static std::mt19937 rng(std::random_device{}());
+  const auto [lo, hi] = EphemeralPorts();
+  // Below the range if there is room there, else above it.
+  const int first = lo > 11024 ? 10000 : hi + 1;
+  const int last = lo > 11024 ? lo - 1 : 65535;
+  if (first > last) return errors::Unavailable("no loopback ports outside the ephemeral range ", lo, "-", hi);
+  std::lock_guard<std::mutex> lock(mu);
+  std::uniform_int_distribution<int> pick(first, last);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const auto port = static_cast<uint16_t>(pick(rng));
+    if (Bindable(port)) return port;
+  }
+  return errors::Unavailable("no free loopback port in ", first, "-", last, " after 200 tries");
+}
+
+StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOptions& o) {
+  std::unique_ptr<LocalCluster> c(new LocalCluster());
+  char dir_template[] = "/tmp/tact_cluster_XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) {
+    return errors::Unavailable("cannot make a directory for the cluster: ", std::strerror(errno));
+  }
+  c->dir_ = dir_template;
+  c->secret_ = NewClusterSecret();
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "TACT_CLUSTER_SECRET=", 20) != 0) c->env_.push_back(*e);
+  }
+  c->env_.push_back("TACT_CLUSTER_SECRET=" + c->secret_);
+  // The tasks end with this process, even when it is killed before its
+  // destructor runs (tact worker watches its parent: worker_command.cc).
+  std::string parent = "TACT_PARENT_PID=";
+  parent += std::to_string(getpid());
+  c->env_.push_back(std::move(parent));
+  for (const auto& [job, count] : o.jobs) {
+    for (int i = 0; i < count; ++i) {
+      TACT_ASSIGN_OR_RETURN(uint16_t port, FreeLoopbackPort());
+      c->spec_.jobs[job].push_back(TaskAddress{"127.0.0.1", port});
+    }
+  }
+  const std::string spec_path = c->dir_ + "/cluster.json";
+  std::ofstream(spec_path) << c->spec_.ToJson();
+  for (const auto& [job, tasks] : c->spec_.jobs) {
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      const std::string task = TaskName(job, static_cast<int>(i));
+      std::vector<std::string> args = {o.binary, "worker", "--cluster", spec_path, "--job", job,
+                                       "--task", std::to_string(i), "--cpus",
+                                       std::to_string(o.cpus_per_task), "--threads",
+                                       std::to_string(o.threads_per_device)};
+      if (o.tls.enabled()) {
+        for (const std::string& a : {std::string("--tls-cert"), o.tls.certificate,
+                                     std::string("--tls-key"), o.tls.key, std::string("--tls-ca"),
+                                     o.tls.cafile}) {
+          args.push_back(a);
+        }
+      }
+      c->args_[task] = std::move(args);
+      c->logs_[task] = c->dir_ + "/" + job + "_" + std::to_string(i) + ".log";
+      TACT_RETURN_IF_ERROR(c->Spawn(task));
+    }
+  }
+  return c;
+}
+
+Status LocalCluster::Spawn(const std::string& task) {
+  std::vector<char*> argv, envp;
+  for (std::string& a : args_[task]) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (std::string& e : env_) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  // Appended to, so that a restarted task's log keeps what the old one said.
+  posix_spawn_file_actions_addopen(&files, 1, logs_[task].c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&files, 1, 2);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &files, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&files);
+  if (rc != 0) return errors::Unavailable("cannot start task ", task, " (", argv[0], "): ", std::strerror(rc));
+  pids_[task] = pid;
+  return Status::OK();
+}
+
+Status LocalCluster::Restart(const std::string& task) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pids_.find(task);
+  if (it == pids_.end()) return errors::NotFound("no task ", task, " in the local cluster");
+  kill(it->second, SIGKILL);
+  waitpid(it->second, nullptr, 0);
+  return Spawn(task);
+}
+
+bool LocalCluster::BringBack(const std::string& task, std::chrono::milliseconds lost_for,
+                             std::chrono::milliseconds hung_after) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pids_.find(task);
+  if (it == pids_.end()) return false;
+  if (waitpid(it->second, nullptr, WNOHANG) == 0) {  // still running
+    if (lost_for < hung_after) return false;  // may be back soon: a cut connection heals
+    kill(it->second, SIGKILL);
+    waitpid(it->second, nullptr, 0);
+  }
+  return Spawn(task).ok();
+}
+
+Status LocalCluster::Pause(const std::string& task, int ms) {
+  TACT_RETURN_IF_ERROR(Signal(task, SIGSTOP));
+  std::lock_guard<std::mutex> lock(mu_);
+  resumers_.emplace_back([this, task, ms] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    (void)Signal(task, SIGCONT);
+  });
+  return Status::OK();
+}
+
+LocalCluster::~LocalCluster() {
+  for (std::thread& t : resumers_) t.join();
+  for (const auto& [task, pid] : pids_) kill(pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (const auto& [task, pid] : pids_) {
+    while (waitpid(pid, nullptr, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        kill(pid, SIGKILL);
+        waitpid(pid, nullptr, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  const char* keep = std::getenv("TACT_KEEP_CLUSTER_DIR");
+  if (keep == nullptr || *keep == '\0') {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+}
+
+Status LocalCluster::Signal(const std::string& task, int signal) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pids_.find(task);
+  if (it == pids_.end()) return errors::NotFound("no task ", task, " in the local cluster");
+  if (kill(it->second, signal) != 0) return errors::Internal("kill ", task, ": ", std::strerror(errno));
+  return Status::OK();
+}
+
+pid_t LocalCluster::Pid(const std::string& task) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pids_.find(task);
+  return it == pids_.end() ? 0 : it->second;
+}
+
+std::string LocalCluster::Log(const std::string& task) const {
+  auto it = logs_.find(task);
+  if (it == logs_.end()) return "";
+  std::ifstream f(it->second);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace tact::apps

@@ -1,0 +1,54 @@
+// The training graph of a model of graph/nn/models.h, as `tact train` runs it
+// and `tact graph` draws it: the forward network, its loss and accuracy,
+// the gradients (a graph rewrite, paper 4.1) and Adam over the variables.
+//
+//   TrainOptions opt;
+//   opt.model = "cnn";
+//   StatusOr<TrainGraph> g = BuildTrainGraph(opt);
+//   // session->Extend(g->def); Run({images, labels, training}, {loss}, {train_op})
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "apps/train/train_options.h"
+#include "graph/graph_def.h"
+#include "graph/nn/optimizers.h"
+#include "graph/nn/variables.h"
+
+namespace tact::apps {
+
+// The nodes a training run feeds, fetches and targets.
+struct TrainGraph {
+  GraphDef def;
+  std::string images, labels, training;  // placeholders ("name:0")
+  std::string loss, correct;             // mean loss; number of right predictions
+  std::string train_op, init_op;
+  std::vector<std::pair<VariableInfo, std::string>> variables;  // with their value's "name:0"
+  int64_t parameters = 0;
+};
+
+// Reads opt.model (an unknown one is InvalidArgument), seed, optimizer,
+// learning_rate and check_numerics.
+StatusOr<TrainGraph> BuildTrainGraph(const TrainOptions& opt);
+
+// The parts every training graph has: the placeholders, the global step,
+// the model of opt.model with its loss and accuracy, and the gradients of
+// the loss.
+struct ModelGraph {
+  Output images, labels, training;
+  Output global_step;  // keys dropout's masks (graph/nn/layers.h)
+  Output loss, correct;
+  std::vector<Output> vars, grads;  // trainable variables and their gradients
+};
+StatusOr<ModelGraph> BuildModelGraph(const Scope& scope, const TrainOptions& opt);
+
+// opt.optimizer at opt.learning_rate (momentum: 0.9).
+StatusOr<Optimizer> TrainOptimizer(const TrainOptions& opt);
+
+// An Identity reading each variable of the scope's graph (build it last).
+std::vector<std::pair<VariableInfo, std::string>> VariableReads(const Scope& scope);
+
+}  // namespace tact::apps

@@ -1,0 +1,31 @@
+// What a training run ends with (apps/train/trainer.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/tensor.h"
+
+namespace tact::apps {
+
+struct TrainResult {
+  int64_t steps = 0;
+  double train_loss = 0;      // mean over the last epoch's steps
+  double test_accuracy = 0;   // after the last epoch
+  double images_per_sec = 0;  // training steps only, evaluation excluded
+  int64_t parameters = 0;     // trainable scalars
+  int ps = 0, workers = 0;    // tasks of the cluster trained on (0, 0: this process)
+  int64_t resumed_from = -1;  // the checkpoint's step a run started from (-1: none)
+  int faults_injected = 0;
+  int recoveries = 0;         // failed steps survived by restoring a checkpoint
+  int64_t steps_lost = 0;     // steps run again after recoveries
+  double recovery_ms_max = 0; // from a failed step to the next completed one
+  // A hash over every variable's name, dtype, shape and bytes (16 hex digits).
+  std::string variables_fingerprint;
+  // Every variable's final value, by name.
+  std::vector<std::pair<std::string, Tensor>> variables;
+};
+
+}  // namespace tact::apps

@@ -1,0 +1,296 @@
+#include "apps/train/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "actors/session.h"
+#include "actors/wire_auth.h"
+#include "apps/train/data/idx.h"
+#include "apps/cluster/local_cluster.h"
+#include "apps/train/recovery.h"
+#include "apps/train/replicated_graph.h"
+#include "apps/train/train_graph.h"
+#include "graph/gradients/gradients.h"
+#include "graph/hex.h"
+#include "graph/nn/layers.h"
+#include "graph/nn/optimizers.h"
+#include "graph/nn/variables.h"
+#include "graph/ops/all_ops.h"
+#include "graph/stable_hash.h"
+
+namespace tact::apps {
+namespace {
+
+// The bytes a fingerprint hashes: each variable's name (with its NUL, so
+// that names and values cannot run together), dtype, shape and values.
+class FingerprintBytes {
+ public:
+  void Add(const void* data, size_t n) { bytes_.append(static_cast<const char*>(data), n); }
+  void Add(const std::string& s) { Add(s.data(), s.size() + 1); }
+  void Add(int64_t v) { Add(&v, sizeof v); }
+  std::string Hex() const { return HexEncode(StableHash(bytes_)); }
+
+ private:
+  std::string bytes_;
+};
+
+StatusOr<std::vector<std::pair<std::string, Tensor>>> ReadVariables(Session& session,
+                                                                    const ReplicatedTrainGraph& g) {
+  std::vector<std::string> fetches;
+  for (const auto& [info, value] : g.variables) fetches.push_back(value);
+  TACT_ASSIGN_OR_RETURN(std::vector<Tensor> values, session.Run({}, fetches, {}));
+  std::vector<std::pair<std::string, Tensor>> named;
+  for (size_t i = 0; i < values.size(); ++i) named.emplace_back(g.variables[i].first.name, values[i]);
+  return named;
+}
+
+std::string VariablesFingerprint(const std::vector<std::pair<std::string, Tensor>>& variables) {
+  FingerprintBytes fp;
+  for (const auto& [name, t] : variables) {
+    fp.Add(name);
+    fp.Add(static_cast<int64_t>(t.dtype()));
+    for (int d = 0; d < t.dims(); ++d) fp.Add(t.dim_size(d));
+    fp.Add(t.raw_data(), t.TotalBytes());
+  }
+  return fp.Hex();
+}
+
+// Rows [begin, begin + n) of `t` (a copy).
+Tensor Rows(const Tensor& t, int64_t begin, int64_t n) {
+  TensorShape shape = t.shape();
+  const size_t row_bytes = t.TotalBytes() / static_cast<size_t>(t.dim_size(0));
+  shape.set_dim(0, n);
+  Tensor out(t.dtype(), shape);
+  std::memcpy(out.raw_data(), static_cast<const char*>(t.raw_data()) + row_bytes * static_cast<size_t>(begin),
+              row_bytes * static_cast<size_t>(n));
+  return out;
+}
+
+// The first `limit` examples (all if limit is 0 or too large).
+Dataset Head(Dataset d, int64_t limit) {
+  if (limit <= 0 || limit >= d.size()) return d;
+  return Dataset{Rows(d.images, 0, limit), Rows(d.labels, 0, limit)};
+}
+
+// Evaluation runs on the first tower, whole batches at a time.
+StatusOr<double> TestAccuracy(Session& session, const ReplicatedTrainGraph& rg, const Dataset& test) {
+  const Tower& g = rg.towers[0];
+  Batcher batches(test, 1000, 0, /*shuffle=*/false, /*drop_remainder=*/false);
+  int64_t correct = 0;
+  for (int64_t i = 0; i < batches.batches_per_epoch(); ++i) {
+    Batch b = batches.Get(0, i);
+    TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                          session.Run({{g.images, b.images}, {g.labels, b.labels},
+                                       {rg.training, Tensor::Scalar<bool>(false)}},
+                                      {g.correct}, {}));
+    correct += out[0].scalar<int32_t>();
+  }
+  return static_cast<double>(correct) / static_cast<double>(test.size());
+}
+
+// A local run's graph as a cluster run's with one tower.
+ReplicatedTrainGraph OneTower(TrainGraph g) {
+  ReplicatedTrainGraph r;
+  r.def = std::move(g.def);
+  r.towers.push_back(Tower{g.images, g.labels, g.loss, g.correct, ""});
+  r.training = g.training;
+  r.train_op = g.train_op;
+  r.init_op = g.init_op;
+  r.variables = std::move(g.variables);
+  r.parameters = g.parameters;
+  return r;
+}
+
+// Where the training runs: this process's devices, or a cluster (started
+// here unless given); the cluster lives as long as the session uses it.
+struct Place {
+  std::unique_ptr<LocalCluster> local_cluster;
+  std::unique_ptr<Session> session;
+  ReplicatedTrainGraph graph;
+  int ps = 0, workers = 0;
+};
+
+// A local task still running this long after it was lost is taken for
+// hung: its process is killed and started again.
+constexpr std::chrono::milliseconds kHungTaskAfter{10000};
+
+StatusOr<Place> Prepare(const TrainOptions& opt) {
+  Place p;
+  SessionOptions so;
+  so.intra_op_threads = opt.intra_op_threads;
+  so.device_count = {{"CPU", opt.devices}};
+  if (opt.workers <= 0 && opt.cluster_file.empty()) {
+    TACT_ASSIGN_OR_RETURN(TrainGraph g, BuildTrainGraph(opt));
+    p.graph = OneTower(std::move(g));
+  } else {
+    ReplicaOptions r{opt.ps, opt.workers, opt.sync};
+    so.operation_timeout_ms = opt.step_timeout_ms;
+    if (!opt.cluster_file.empty()) {
+      TACT_ASSIGN_OR_RETURN(so.cluster, ClusterSpec::FromFile(opt.cluster_file));
+      r.ps = so.cluster->jobs.count("ps") ? static_cast<int>(so.cluster->jobs["ps"].size()) : 0;
+      r.workers = so.cluster->jobs.count("worker") ? static_cast<int>(so.cluster->jobs["worker"].size()) : 0;
+    }
+    if (opt.batch % std::max(r.workers, 1) != 0) {
+      return errors::InvalidArgument("batch ", opt.batch, " does not split evenly over ", r.workers,
+                                     " workers");
+    }
+    so.supervision.max_restarts = opt.max_restarts;
+    so.supervision.restart_window_secs = opt.restart_window_secs;
+    so.supervision.task_wait_ms = static_cast<int64_t>(opt.task_wait_secs * 1000);
+    TACT_ASSIGN_OR_RETURN(p.graph, BuildReplicatedTrainGraph(opt, r));
+    p.ps = r.ps;
+    p.workers = r.workers;
+    if (opt.cluster_file.empty()) {
+      LocalClusterOptions c;
+      c.binary = opt.worker_binary;
+      c.jobs = {{"ps", r.ps}, {"worker", r.workers}};
+      c.threads_per_device = opt.intra_op_threads;
+      TACT_ASSIGN_OR_RETURN(p.local_cluster, LocalCluster::Start(c));
+      so.cluster = p.local_cluster->spec();
+      so.cluster_secret = p.local_cluster->secret();
+      so.supervision.restart_task = [cluster = p.local_cluster.get()](const std::string& task,
+                                                                      std::chrono::milliseconds lost_for) {
+        return cluster->BringBack(task, lost_for, kHungTaskAfter);
+      };
+    } else if (!opt.secret_file.empty()) {
+      TACT_ASSIGN_OR_RETURN(so.cluster_secret, ReadClusterSecret(opt.secret_file));
+    }
+  }
+  TACT_ASSIGN_OR_RETURN(p.session, Session::Create(so));
+  return p;
+}
+
+// Tower k's feeds: its share of the step's batch.
+std::vector<std::pair<std::string, Tensor>> TowerFeeds(const ReplicatedTrainGraph& g, size_t k,
+                                                       const Batch& share, const Tensor& training) {
+  return {{g.towers[k].images, share.images}, {g.towers[k].labels, share.labels}, {g.training, training}};
+}
+
+// One sync step: every tower's share in one Run; the loss is the towers'
+// mean (each tower's loss is the mean over its equal share).
+StatusOr<double> SyncStep(Session& session, const ReplicatedTrainGraph& g, const std::vector<Batch>& shares,
+                          const Tensor& training) {
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::vector<std::string> losses;
+  for (size_t k = 0; k < g.towers.size(); ++k) {
+    for (auto& f : TowerFeeds(g, k, shares[k], training)) {
+      if (k == 0 || f.first != g.training) feeds.push_back(std::move(f));
+    }
+    losses.push_back(g.towers[k].loss);
+  }
+  TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out, session.Run(feeds, losses, {g.train_op}));
+  double sum = 0;
+  for (const Tensor& t : out) sum += t.scalar<float>();
+  return sum / static_cast<double>(out.size());
+}
+
+// One async step: each tower runs its own update on its share, all at
+// once, from a thread each (each Run is its own step on the cluster).
+StatusOr<double> AsyncStep(Session& session, const ReplicatedTrainGraph& g, const std::vector<Batch>& shares,
+                           const Tensor& training) {
+  std::vector<StatusOr<std::vector<Tensor>>> results(g.towers.size(), errors::Internal("not run"));
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k < g.towers.size(); ++k) {
+    threads.emplace_back([&, k] {
+      results[k] = session.Run(TowerFeeds(g, k, shares[k], training), {g.towers[k].loss}, {g.towers[k].train_op});
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  double sum = 0;
+  for (auto& r : results) {
+    TACT_RETURN_IF_ERROR(r.status());
+    sum += (*r)[0].scalar<float>();
+  }
+  return sum / static_cast<double>(results.size());
+}
+
+}  // namespace
+
+StatusOr<TrainResult> Train(const TrainOptions& opt) {
+  if (opt.epochs < 1) return errors::InvalidArgument("epochs must be at least 1, got ", opt.epochs);
+  if (opt.batch < 1) return errors::InvalidArgument("batch must be at least 1, got ", opt.batch);
+  if (opt.max_restarts < 0 || !(opt.restart_window_secs > 0) || !(opt.task_wait_secs >= 0)) {
+    return errors::InvalidArgument("--max-restarts must be >= 0 (got ", opt.max_restarts,
+                                   "), --restart-window > 0 (got ", opt.restart_window_secs,
+                                   ") and --task-wait >= 0 (got ", opt.task_wait_secs, ")");
+  }
+  TACT_ASSIGN_OR_RETURN(Dataset train, LoadFashionMnist(opt.data_dir, "train"));
+  TACT_ASSIGN_OR_RETURN(Dataset test, LoadFashionMnist(opt.data_dir, "t10k"));
+  train = Head(std::move(train), opt.train_limit);
+  test = Head(std::move(test), opt.test_limit);
+  if (train.size() < opt.batch) {
+    return errors::InvalidArgument("batch ", opt.batch, " is larger than the ", train.size(),
+                                   " training images");
+  }
+  Batcher batches(train, opt.batch, opt.seed);
+  const int64_t per_epoch = batches.batches_per_epoch();
+  int64_t total = per_epoch * opt.epochs;
+  if (opt.max_steps > 0 && opt.max_steps < total) total = opt.max_steps;
+
+  TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
+  Recovery recovery(opt, place.session.get(), place.local_cluster.get(), &place.graph);
+  TACT_RETURN_IF_ERROR(recovery.Init(total));
+  TACT_RETURN_IF_ERROR(place.session->Extend(place.graph.def));
+  TACT_RETURN_IF_ERROR(place.session->Run({}, {}, {place.graph.init_op}).status());
+  Session* session = place.session.get();
+  const ReplicatedTrainGraph& g = place.graph;
+  const bool async = !g.towers[0].train_op.empty();
+
+  TrainResult r;
+  r.parameters = g.parameters;
+  r.ps = place.ps;
+  r.workers = place.workers;
+  TACT_ASSIGN_OR_RETURN(int64_t step, recovery.Resume());
+  if (step > 0) r.resumed_from = step;
+  const Tensor training_on = Tensor::Scalar<bool>(true);
+  double train_seconds = 0, loss_sum = 0;
+  int64_t epoch_steps = 0, steps_run = 0;
+  while (step < total) {
+    const int epoch = static_cast<int>(step / per_epoch);
+    TACT_RETURN_IF_ERROR(recovery.Inject(step, &r));
+    // Gathered straight into each tower's feed, outside the timed step, as
+    // one process's batch is.
+    const std::vector<Batch> shares =
+        batches.GetShares(epoch, step % per_epoch, static_cast<int64_t>(g.towers.size()));
+    const auto start = std::chrono::steady_clock::now();
+    StatusOr<double> loss =
+        async ? AsyncStep(*session, g, shares, training_on) : SyncStep(*session, g, shares, training_on);
+    if (!loss.ok()) {
+      TACT_ASSIGN_OR_RETURN(step, recovery.Recover(loss.status(), step, &r));
+      continue;
+    }
+    recovery.StepDone(&r);
+    train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    loss_sum += *loss;
+    ++epoch_steps;
+    ++steps_run;
+    ++step;
+    if (opt.on_step) {
+      opt.on_step(TrainProgress{step, total, opt.batch, epoch, *loss,
+                                static_cast<double>(steps_run * opt.batch) / train_seconds});
+    }
+    Status saved = recovery.MaybeSave(step, &r);
+    if (!saved.ok()) {
+      TACT_ASSIGN_OR_RETURN(step, recovery.Recover(saved, step, &r));
+      continue;
+    }
+    if (step % per_epoch == 0 || step == total) {
+      r.train_loss = loss_sum / static_cast<double>(std::max<int64_t>(epoch_steps, 1));
+      loss_sum = 0;
+      epoch_steps = 0;
+      TACT_ASSIGN_OR_RETURN(r.test_accuracy, TestAccuracy(*session, g, test));
+      if (opt.on_epoch) opt.on_epoch(epoch, r.test_accuracy);
+    }
+  }
+  r.steps = step;
+  r.images_per_sec = train_seconds > 0 ? static_cast<double>(steps_run * opt.batch) / train_seconds : 0;
+  TACT_ASSIGN_OR_RETURN(r.variables, ReadVariables(*session, g));
+  r.variables_fingerprint = VariablesFingerprint(r.variables);
+  TACT_RETURN_IF_ERROR(session->Close());
+  return r;
+}
+
+}  // namespace tact::apps

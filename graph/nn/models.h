@@ -1,0 +1,22 @@
+// The networks `tact train` trains (apps/train), built with the layers of this folder.
+//
+//   mlp: 784-256-128-10 with ReLU.
+//   cnn: the TensorFlow layers tutorial's network: conv 5x5x32 SAME + ReLU,
+//        max-pool 2x2, conv 5x5x64 SAME + ReLU, max-pool 2x2, dense 1024 +
+//        ReLU, dropout 0.4, dense 10.
+#pragma once
+
+#include <string>
+
+#include "graph/scope.h"
+
+namespace tact {
+
+// images: float [B, 28, 28, 1]; training: a bool scalar (dropout is on only
+// when it is true); step: the int64 global step, which with `seed` decides
+// dropout's masks. Returns the logits [B, 10]; an unknown model name is an
+// InvalidArgument recorded in the scope.
+Output BuildModel(const Scope& scope, const std::string& model, Output images, Output training,
+                  int64_t seed, Output step);
+
+}  // namespace tact
