@@ -46,6 +46,7 @@ void TaskLost(Self* self, std::string task, Status why) {
   MasterState& st = self->state;
   if (!st.lost_tasks.emplace(task, why).second) return;
   st.tasks.erase(task);
+  if (st.options.on_task_lost) st.options.on_task_lost(task, why);
   if (st.options.supervisor) self->send(st.options.supervisor, task_lost_atom::value, task, why.ToString());
   ScheduleReattach(self, task, 0);
   std::vector<std::shared_ptr<RunCall>> unregistered;
@@ -207,6 +208,7 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
               self->state.tasks[task] = actor;
               ++self->state.attachments[task];
               self->monitor(actor);
+              if (self->state.options.on_task_back) self->state.options.on_task_back(task);
               if (self->state.options.supervisor) {
                 self->send(self->state.options.supervisor, task_back_atom::value, task);
               }

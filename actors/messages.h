@@ -202,6 +202,9 @@ struct MasterOptions {
   // Told of every task lost and attached again (actors/supervisor.h); none
   // for a local session.
   caf::actor supervisor;
+  // SupervisionOptions' callbacks of the same names.
+  std::function<void(const std::string& task, const Status& why)> on_task_lost;
+  std::function<void(const std::string& task)> on_task_back;
   // How long a Run that needs a lost task waits for it (0: fails at once).
   int64_t task_wait_ms = 0;
   // The master's end of the tasks' links (actors/master_links.h): large

@@ -201,6 +201,8 @@ class ActorSession final : public Session {
     MasterOptions master;
     master.supervisor = std::move(supervisor);
     master.task_wait_ms = options.supervision.task_wait_ms;
+    master.on_task_lost = options.supervision.on_task_lost;
+    master.on_task_back = options.supervision.on_task_back;
     master.devices = std::move(devices);
     master.container = container_;
     master.operation_timeout_ms = options.operation_timeout_ms;

@@ -157,6 +157,13 @@ Status LocalCluster::Restart(const std::string& task) {
   return Spawn(task);
 }
 
+std::function<bool(const std::string&, std::chrono::milliseconds)> LocalCluster::Restarter(
+    std::chrono::milliseconds hung_after) {
+  return [this, hung_after](const std::string& task, std::chrono::milliseconds lost_for) {
+    return BringBack(task, lost_for, hung_after);
+  };
+}
+
 bool LocalCluster::BringBack(const std::string& task, std::chrono::milliseconds lost_for,
                              std::chrono::milliseconds hung_after) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,12 @@ class LocalCluster {
   // it still runs after `hung_after` (killed first); returns whether it did.
   bool BringBack(const std::string& task, std::chrono::milliseconds lost_for,
                  std::chrono::milliseconds hung_after);
+  // BringBack as a session's supervisor calls it: what to put in
+  // SupervisionOptions::restart_task. A task still running `hung_after`
+  // after it was lost is taken for hung: killed and started again. The
+  // cluster must outlive the session.
+  std::function<bool(const std::string&, std::chrono::milliseconds)> Restarter(
+      std::chrono::milliseconds hung_after = std::chrono::seconds(10));
   // Stops the task's process (SIGSTOP) and resumes it `ms` later: its
   // connections go silent as if cut, then heal.
   Status Pause(const std::string& task, int ms);

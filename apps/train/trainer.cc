@@ -6,11 +6,11 @@
 #include <cstring>
 #include <thread>
 
-#include "actors/session.h"
+#include "actors/supervised_session.h"
 #include "actors/wire_auth.h"
 #include "apps/train/data/idx.h"
 #include "apps/cluster/local_cluster.h"
-#include "apps/train/recovery.h"
+#include "apps/cluster/fault_plan.h"
 #include "apps/train/replicated_graph.h"
 #include "apps/train/train_graph.h"
 #include "graph/gradients/gradients.h"
@@ -108,18 +108,19 @@ ReplicatedTrainGraph OneTower(TrainGraph g) {
 // here unless given); the cluster lives as long as the session uses it.
 struct Place {
   std::unique_ptr<LocalCluster> local_cluster;
-  std::unique_ptr<Session> session;
+  SessionOptions options;
   ReplicatedTrainGraph graph;
   int ps = 0, workers = 0;
 };
 
-// A local task still running this long after it was lost is taken for
-// hung: its process is killed and started again.
-constexpr std::chrono::milliseconds kHungTaskAfter{10000};
+// A pause outlasts the session's health deadline, so the task is lost.
+constexpr int kPauseMs = 3000;
 
 StatusOr<Place> Prepare(const TrainOptions& opt) {
   Place p;
-  SessionOptions so;
+  SessionOptions& so = p.options;
+  so.supervision.checkpoint = {opt.checkpoint_dir, opt.checkpoint_every_steps, opt.checkpoint_every_secs,
+                               opt.checkpoint_keep};
   so.intra_op_threads = opt.intra_op_threads;
   so.device_count = {{"CPU", opt.devices}};
   if (opt.workers <= 0 && opt.cluster_file.empty()) {
@@ -151,15 +152,11 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
       TACT_ASSIGN_OR_RETURN(p.local_cluster, LocalCluster::Start(c));
       so.cluster = p.local_cluster->spec();
       so.cluster_secret = p.local_cluster->secret();
-      so.supervision.restart_task = [cluster = p.local_cluster.get()](const std::string& task,
-                                                                      std::chrono::milliseconds lost_for) {
-        return cluster->BringBack(task, lost_for, kHungTaskAfter);
-      };
+      so.supervision.restart_task = p.local_cluster->Restarter();
     } else if (!opt.secret_file.empty()) {
       TACT_ASSIGN_OR_RETURN(so.cluster_secret, ReadClusterSecret(opt.secret_file));
     }
   }
-  TACT_ASSIGN_OR_RETURN(p.session, Session::Create(so));
   return p;
 }
 
@@ -231,11 +228,14 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   if (opt.max_steps > 0 && opt.max_steps < total) total = opt.max_steps;
 
   TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
-  Recovery recovery(opt, place.session.get(), place.local_cluster.get(), &place.graph);
-  TACT_RETURN_IF_ERROR(recovery.Init(total));
-  TACT_RETURN_IF_ERROR(place.session->Extend(place.graph.def));
-  TACT_RETURN_IF_ERROR(place.session->Run({}, {}, {place.graph.init_op}).status());
-  Session* session = place.session.get();
+  FaultPlan faults(place.local_cluster.get(), opt.checkpoint_dir, kPauseMs);
+  TACT_RETURN_IF_ERROR(faults.Init(opt.faults, opt.chaos_seed, opt.chaos_faults, total));
+  // Checkpointing, restoring and recovering are the session's
+  // (actors/supervised_session.h); the loop only feeds the step it names.
+  TACT_ASSIGN_OR_RETURN(std::unique_ptr<SupervisedSession> supervised,
+                        SupervisedSession::Create(place.options, place.graph.def, place.graph.init_op));
+  supervised->set_before_save([&faults](int64_t) { faults.StartCheckpointKills(); });
+  Session& session = supervised->session();
   const ReplicatedTrainGraph& g = place.graph;
   const bool async = !g.towers[0].train_op.empty();
 
@@ -243,53 +243,53 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   r.parameters = g.parameters;
   r.ps = place.ps;
   r.workers = place.workers;
-  TACT_ASSIGN_OR_RETURN(int64_t step, recovery.Resume());
-  if (step > 0) r.resumed_from = step;
   const Tensor training_on = Tensor::Scalar<bool>(true);
   double train_seconds = 0, loss_sum = 0;
   int64_t epoch_steps = 0, steps_run = 0;
-  while (step < total) {
+  while (supervised->step() < total) {
+    const int64_t step = supervised->step();
     const int epoch = static_cast<int>(step / per_epoch);
-    TACT_RETURN_IF_ERROR(recovery.Inject(step, &r));
+    TACT_RETURN_IF_ERROR(faults.InjectBefore(step));
     // Gathered straight into each tower's feed, outside the timed step, as
     // one process's batch is.
     const std::vector<Batch> shares =
         batches.GetShares(epoch, step % per_epoch, static_cast<int64_t>(g.towers.size()));
     const auto start = std::chrono::steady_clock::now();
-    StatusOr<double> loss =
-        async ? AsyncStep(*session, g, shares, training_on) : SyncStep(*session, g, shares, training_on);
-    if (!loss.ok()) {
-      TACT_ASSIGN_OR_RETURN(step, recovery.Recover(loss.status(), step, &r));
-      continue;
-    }
-    recovery.StepDone(&r);
+    double loss = 0;
+    TACT_ASSIGN_OR_RETURN(SupervisedStepResult done, supervised->RunStep([&](Session& s) {
+                            StatusOr<double> l = async ? AsyncStep(s, g, shares, training_on)
+                                                       : SyncStep(s, g, shares, training_on);
+                            if (l.ok()) loss = *l;
+                            return l.status();
+                          }));
+    if (done.recovery) continue;
     train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    loss_sum += *loss;
+    loss_sum += loss;
     ++epoch_steps;
     ++steps_run;
-    ++step;
     if (opt.on_step) {
-      opt.on_step(TrainProgress{step, total, opt.batch, epoch, *loss,
+      opt.on_step(TrainProgress{step + 1, total, opt.batch, epoch, loss,
                                 static_cast<double>(steps_run * opt.batch) / train_seconds});
     }
-    Status saved = recovery.MaybeSave(step, &r);
-    if (!saved.ok()) {
-      TACT_ASSIGN_OR_RETURN(step, recovery.Recover(saved, step, &r));
-      continue;
-    }
-    if (step % per_epoch == 0 || step == total) {
+    if ((step + 1) % per_epoch == 0 || step + 1 == total) {
       r.train_loss = loss_sum / static_cast<double>(std::max<int64_t>(epoch_steps, 1));
       loss_sum = 0;
       epoch_steps = 0;
-      TACT_ASSIGN_OR_RETURN(r.test_accuracy, TestAccuracy(*session, g, test));
+      TACT_ASSIGN_OR_RETURN(r.test_accuracy, TestAccuracy(session, g, test));
       if (opt.on_epoch) opt.on_epoch(epoch, r.test_accuracy);
     }
   }
-  r.steps = step;
+  const SupervisionStats& stats = supervised->stats();
+  r.resumed_from = stats.resumed_from;
+  r.recoveries = stats.recoveries;
+  r.steps_lost = stats.steps_lost;
+  r.recovery_ms_max = stats.recovery_ms_max;
+  r.faults_injected = faults.injected();
+  r.steps = supervised->step();
   r.images_per_sec = train_seconds > 0 ? static_cast<double>(steps_run * opt.batch) / train_seconds : 0;
-  TACT_ASSIGN_OR_RETURN(r.variables, ReadVariables(*session, g));
+  TACT_ASSIGN_OR_RETURN(r.variables, ReadVariables(session, g));
   r.variables_fingerprint = VariablesFingerprint(r.variables);
-  TACT_RETURN_IF_ERROR(session->Close());
+  TACT_RETURN_IF_ERROR(supervised->Close());
   return r;
 }
 

@@ -1,6 +1,9 @@
-// Training a model of graph/nn/models.h on Fashion-MNIST through a Session: the
-// forward graph, its gradients (a graph rewrite, paper 4.1), Adam as a
-// subgraph over the variables, and one Session::Run per batch.
+// Training a model of graph/nn/models.h on Fashion-MNIST through a
+// SupervisedSession (actors/supervised_session.h): the forward graph, its
+// gradients (a graph rewrite, paper 4.1), Adam as a subgraph over the
+// variables, and one step per batch. Checkpoints and recovery are the
+// session's; the trainer feeds the step the session names, and injects the
+// faults asked for (apps/cluster/fault_plan.h).
 //
 //   TrainOptions opt;
 //   opt.model = "mlp";

@@ -1,22 +1,20 @@
-// Save and Restore nodes for a training graph (paper 3.3): one SaveShard
+// Save and Restore nodes for a graph's variables (paper 3.3): one SaveShard
 // per device that holds variables (on a cluster: per ps task), committed
 // together, and one RestoreShard per device feeding an Assign for each of
 // its variables. The client feeds the step to save or to restore.
 //
-//   TACT_ASSIGN_OR_RETURN(CheckpointNodes c, AddCheckpointNodes(&def, variables, dir, 5));
+//   TACT_ASSIGN_OR_RETURN(CheckpointNodes c, AddCheckpointNodes(&def, dir, 5));
 //   session->Run({{c.step, Tensor::Scalar<int64_t>(1000)}}, {}, {c.save});
 //   session->Run({{c.step, Tensor::Scalar<int64_t>(1000)}}, {}, {c.restore});
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "checkpoint/checkpoint.h"
 #include "graph/graph_def.h"
-#include "graph/nn/variables.h"
 
-namespace tact::apps {
+namespace tact {
 
 struct CheckpointNodes {
   std::string step;     // int64 scalar placeholder
@@ -26,10 +24,9 @@ struct CheckpointNodes {
   int shards = 0;
 };
 
-// Adds the nodes to `def`, next to `variables` (each with its value's read,
-// as TrainGraph lists them), under the name scope "checkpoint/".
-StatusOr<CheckpointNodes> AddCheckpointNodes(
-    GraphDef* def, const std::vector<std::pair<VariableInfo, std::string>>& variables,
-    const std::string& dir, int keep);
+// Adds the nodes for every Variable of `def` (optimizer slots and the
+// global step included) under the name scope "checkpoint/". InvalidArgument
+// when the graph has no Variable, or one whose shape is not fully defined.
+StatusOr<CheckpointNodes> AddCheckpointNodes(GraphDef* def, const std::string& dir, int keep);
 
-}  // namespace tact::apps
+}  // namespace tact

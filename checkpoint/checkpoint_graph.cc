@@ -1,8 +1,8 @@
-#include "apps/train/checkpoint_graph.h"
+#include "checkpoint/checkpoint_graph.h"
 
 #include <map>
 
-namespace tact::apps {
+namespace tact {
 namespace {
 
 NodeDef MakeNode(const std::string& name, const std::string& op, std::vector<std::string> inputs,
@@ -15,22 +15,36 @@ NodeDef MakeNode(const std::string& name, const std::string& op, std::vector<std
   return n;
 }
 
+// A Variable node as the checkpoint holds it, and the device it asked for.
+struct GraphVariable {
+  VariableSpec spec;
+  std::string device;
+};
+
+StatusOr<std::vector<GraphVariable>> GraphVariables(const GraphDef& def) {
+  std::vector<GraphVariable> vars;
+  for (const NodeDef& n : def.nodes) {
+    if (n.op != "Variable") continue;
+    GraphVariable v{VariableSpec{n.name, DT_INVALID, {}}, n.device};
+    Status s = GetAttr(n.attrs, "dtype", &v.spec.dtype);
+    if (s.ok()) s = GetAttr(n.attrs, "shape", &v.spec.shape);
+    if (!s.ok()) {
+      return errors::InvalidArgument("variable '", n.name, "' cannot be checkpointed: ", s.message());
+    }
+    vars.push_back(std::move(v));
+  }
+  if (vars.empty()) return errors::InvalidArgument("the graph has no variables to checkpoint");
+  return vars;
+}
+
 }  // namespace
 
-StatusOr<CheckpointNodes> AddCheckpointNodes(
-    GraphDef* def, const std::vector<std::pair<VariableInfo, std::string>>& variables,
-    const std::string& dir, int keep) {
-  if (variables.empty()) return errors::InvalidArgument("the graph has no variables to checkpoint");
-  std::map<std::string, const NodeDef*> by_name;
-  for (const NodeDef& n : def->nodes) by_name[n.name] = &n;
+StatusOr<CheckpointNodes> AddCheckpointNodes(GraphDef* def, const std::string& dir, int keep) {
+  TACT_ASSIGN_OR_RETURN(std::vector<GraphVariable> variables, GraphVariables(*def));
   // Shards by the device the variables requested: a ps task each on a
   // cluster, one in a single process.
-  std::map<std::string, std::vector<const VariableInfo*>> shards;
-  for (const auto& [v, read] : variables) {
-    auto it = by_name.find(v.name);
-    if (it == by_name.end()) return errors::NotFound("variable '", v.name, "' is not in the graph");
-    shards[it->second->device].push_back(&v);
-  }
+  std::map<std::string, std::vector<const VariableSpec*>> shards;
+  for (const GraphVariable& v : variables) shards[v.device].push_back(&v.spec);
   CheckpointNodes c;
   c.step = "checkpoint/step";
   c.save = "checkpoint/save";
@@ -55,11 +69,11 @@ StatusOr<CheckpointNodes> AddCheckpointNodes(
     std::vector<DataType> dtypes;
     std::vector<PartialTensorShape> shapes;
     for (size_t k = 0; k < vars.size(); ++k) {
-      const VariableInfo& v = *vars[k];
+      const VariableSpec& v = *vars[k];
       names.push_back(v.name);
       dtypes.push_back(v.dtype);
       shapes.emplace_back(v.shape);
-      c.expected.push_back(VariableSpec{v.name, v.dtype, v.shape});
+      c.expected.push_back(v);
       NodeDef value = MakeNode(prefix + "/value_" + std::to_string(k), "Identity", {v.name}, device);
       value.attrs["T"] = AttrValue::Type(v.dtype);
       save.inputs.push_back(value.name);
@@ -90,4 +104,4 @@ StatusOr<CheckpointNodes> AddCheckpointNodes(
   return c;
 }
 
-}  // namespace tact::apps
+}  // namespace tact

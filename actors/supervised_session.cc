@@ -1,0 +1,188 @@
+#include "actors/supervised_session.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+#include <thread>
+
+namespace tact {
+namespace {
+
+// Failures a restore can follow: a task lost, a step timed out or
+// cancelled. Aborted is the supervisor giving up.
+bool Transient(const Status& s) {
+  return s.code() == Code::kUnavailable || s.code() == Code::kDeadlineExceeded ||
+         s.code() == Code::kCancelled;
+}
+
+double MsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<SupervisedSession>> SupervisedSession::Create(const SessionOptions& options,
+                                                                       GraphDef graph,
+                                                                       const std::string& init_op) {
+  const CheckpointOptions& c = options.supervision.checkpoint;
+  if (c.every_steps < 0 || c.every_secs < 0 || c.keep < 1) {
+    return errors::InvalidArgument("checkpoint options: every_steps (", c.every_steps, ") and every_secs (",
+                                   c.every_secs, ") must be >= 0 and keep (", c.keep, ") >= 1");
+  }
+  CheckpointNodes nodes;
+  if (!c.dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(c.dir, ec);
+    if (ec) return errors::InvalidArgument("checkpoint directory '", c.dir, "': ", ec.message());
+    TACT_ASSIGN_OR_RETURN(nodes, AddCheckpointNodes(&graph, c.dir, c.keep));
+  }
+  std::unique_ptr<SupervisedSession> s(new SupervisedSession(options.supervision, init_op));
+  SessionOptions with_count = options;
+  with_count.supervision.on_task_back = [count = s->tasks_back_, then = options.supervision.on_task_back](
+                                            const std::string& task) {
+    ++*count;
+    if (then) then(task);
+  };
+  TACT_ASSIGN_OR_RETURN(s->session_, Session::Create(with_count));
+  s->nodes_ = std::move(nodes);
+  TACT_RETURN_IF_ERROR(s->session_->Extend(graph));
+  TACT_RETURN_IF_ERROR(s->Start());
+  return s;
+}
+
+SupervisedSession::SupervisedSession(const SupervisionOptions& supervision, std::string init_op)
+    : checkpoint_(supervision.checkpoint),
+      // As long as the session waits for a task, and at least 10 s: a task
+      // lost but not yet noticed by the session is waited for too.
+      wait_secs_(std::max(static_cast<double>(supervision.task_wait_ms) / 1000, 10.0)),
+      init_op_(std::move(init_op)) {}
+
+SupervisedSession::~SupervisedSession() {
+  if (session_) (void)session_->Close();
+}
+
+Status SupervisedSession::Start() {
+  tasks_back_at_restore_ = *tasks_back_;
+  TACT_RETURN_IF_ERROR(session_->Run({}, {}, {init_op_}).status());
+  if (!checkpointing()) return Status::OK();
+  StatusOr<std::vector<int64_t>> steps = ListCheckpoints(checkpoint_.dir);
+  if (steps.ok() && !steps->empty()) {
+    TACT_ASSIGN_OR_RETURN(step_, Restore());
+    if (step_ > 0) stats_.resumed_from = step_;
+    return Status::OK();
+  }
+  return SaveAt(0);
+}
+
+StatusOr<SupervisedStepResult> SupervisedSession::RunStep(
+    const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets) {
+  std::vector<Tensor> fetched;
+  TACT_ASSIGN_OR_RETURN(SupervisedStepResult r, RunStep([&](Session& s) {
+                          StatusOr<std::vector<Tensor>> out = s.Run(feeds, fetches, targets);
+                          if (out.ok()) fetched = std::move(*out);
+                          return out.status();
+                        }));
+  if (!r.recovery) r.fetched = std::move(fetched);
+  return r;
+}
+
+StatusOr<SupervisedStepResult> SupervisedSession::RunStep(const std::function<Status(Session&)>& body) {
+  Status s = body(*session_);
+  if (!s.ok()) return Recover(s, step_);
+  if (failed_since_) {
+    stats_.recovery_ms_max = std::max(stats_.recovery_ms_max, MsSince(*failed_since_));
+    failed_since_.reset();
+  }
+  ++step_;
+  if (checkpointing()) {
+    const double since = std::chrono::duration<double>(Clock::now() - last_save_).count();
+    const bool by_steps = checkpoint_.every_steps > 0 && step_ % checkpoint_.every_steps == 0;
+    const bool by_time = checkpoint_.every_secs > 0 && since >= checkpoint_.every_secs;
+    if (by_steps || by_time) {
+      Status saved = SaveAt(step_);
+      if (!saved.ok()) return Recover(saved, step_);
+    }
+  }
+  return SupervisedStepResult{};
+}
+
+Status SupervisedSession::Save() {
+  if (!checkpointing()) return errors::FailedPrecondition("the session has no checkpoint directory");
+  return SaveAt(step_);
+}
+
+// After falling back past a damaged checkpoint the run saves its step
+// again: the new one replaces it (a good one is rewritten with the same
+// values, since the steps between are recomputed alike).
+Status SupervisedSession::SaveAt(int64_t step) {
+  last_save_ = Clock::now();
+  if (before_save_) before_save_(step);
+  TACT_RETURN_IF_ERROR(DiscardCheckpoint(checkpoint_.dir, step));
+  TACT_RETURN_IF_ERROR(
+      session_->Run({{nodes_.step, Tensor::Scalar<int64_t>(step)}}, {}, {nodes_.save}).status());
+  ++stats_.checkpoints_saved;
+  return Status::OK();
+}
+
+// Restores the newest good checkpoint (or, with none good, the initial
+// values) into the variables; Unavailable while a task is still away.
+StatusOr<int64_t> SupervisedSession::Restore() {
+  // Read before the restore runs: a task attached during it counts as
+  // after it, and its variables are restored again at the next failure.
+  const int64_t tasks_back = *tasks_back_;
+  StatusOr<Checkpoint> c = ReadLatestGoodCheckpoint(checkpoint_.dir, nodes_.expected);
+  if (!c.ok() && c.status().code() == Code::kNotFound) {
+    TACT_RETURN_IF_ERROR(session_->Run({}, {}, {init_op_}).status());
+    tasks_back_at_restore_ = tasks_back;
+    return int64_t{0};
+  }
+  TACT_RETURN_IF_ERROR(c.status());
+  TACT_RETURN_IF_ERROR(
+      session_->Run({{nodes_.step, Tensor::Scalar<int64_t>(c->step)}}, {}, {nodes_.restore}).status());
+  tasks_back_at_restore_ = tasks_back;
+  return c->step;
+}
+
+// A task that came back as a new process holds no variables: the Run that
+// waited for it fails with FailedPrecondition (a variable read before it
+// was initialised), and a restore mends it like a lost task.
+bool SupervisedSession::Recoverable(const Status& why) const {
+  if (Transient(why)) return true;
+  return why.code() == Code::kFailedPrecondition && *tasks_back_ != tasks_back_at_restore_;
+}
+
+// The session has the lost task brought back, and a Run that needs it
+// waits for it, so the restore runs once the cluster is whole again (or
+// fails with the supervisor's reason when its restart limit is passed).
+StatusOr<SupervisedStepResult> SupervisedSession::Recover(const Status& why, int64_t failed_at) {
+  if (!Recoverable(why) || !checkpointing()) return why;
+  const bool first = !failed_since_;
+  if (first) failed_since_ = Clock::now();
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait_secs_));
+  Status last = why;
+  while (Clock::now() < deadline) {
+    StatusOr<int64_t> restored = Restore();
+    if (restored.ok()) {
+      RecoveryEvent e{failed_at, *restored, failed_at - *restored, MsSince(*failed_since_), why};
+      if (first) {
+        ++stats_.recoveries;
+        stats_.steps_lost += e.steps_lost;
+      }
+      step_ = *restored;
+      return SupervisedStepResult{{}, std::move(e)};
+    }
+    last = restored.status();
+    if (!Recoverable(last)) return last;
+    // A task lost but not yet noticed by the session: a moment later, the
+    // restore waits for it.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  char within[64];
+  std::snprintf(within, sizeof within, "no recovery within %.0f s: ", wait_secs_);
+  return last.WithPrefix(within);
+}
+
+}  // namespace tact
