@@ -439,6 +439,7 @@ caf::behavior MasterBehavior(Self* self, MasterOptions options) {
                                            self->state.options.operation_timeout_ms, " ms"));
       },
       [self](close_atom) { Close(self); },
+      [self](crash_atom) { self->quit(caf::make_error(caf::sec::runtime_error, "CrashMaster fault hook")); },
       [self](give_up_atom, const caf::error& why) { GiveUp(self, FromCafError(why)); },
       [self](park_timeout_atom, uint64_t id) { ParkTimeout(self, id); },
       [self](bulk_failed_atom, int64_t step_id, const caf::error& why) {

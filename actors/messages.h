@@ -60,6 +60,9 @@ using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 // Closing a session: the master refuses new Runs (Cancelled) and aborts the
 // running steps, each of which still answers its client.
 using close_atom = caf::atom_constant<caf::atom("close")>;
+// The fault hook CrashMaster (actors/session.h): the master ends as a bug
+// would, and its supervisor starts another.
+using crash_atom = caf::atom_constant<caf::atom("crash")>;
 // The master's timers for health pings, and for trying to reach a lost
 // task again.
 using health_atom = caf::atom_constant<caf::atom("health")>;

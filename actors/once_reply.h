@@ -1,7 +1,8 @@
 // The answer to a client's call, given once (actors/messages.h: RunCall,
 // ExtendCall). If the call is destroyed unanswered (the master that held
-// it ended without answering, say on a bug), it answers Internal then, so
-// that no client waits for ever. Two threads may answer at once (a Run's
+// it ended without answering, say on a bug), it answers Unavailable then,
+// so that no client waits for ever; the session's supervisor starts a new
+// master, so the call may be tried again (actors/supervisor.h). Two threads may answer at once (a Run's
 // answer races from a tensor link's reader and from the master,
 // actors/master_links.h): the first wins, the other is ignored.
 #pragma once
@@ -26,7 +27,7 @@ class OnceReply {
   OnceReply& operator=(const OnceReply&) = delete;
   ~OnceReply() {
     if (reply_ && !answered_.load()) {
-      reply_(T(errors::Internal("the session's master ended without answering this call")));
+      reply_(T(errors::Unavailable("the session's master ended without answering this call")));
     }
   }
 

@@ -11,6 +11,7 @@
 
 #include "actors/actor_scheduler.h"
 #include "actors/cluster_connect.h"
+#include "actors/master_handle.h"
 #include "actors/master_links.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
@@ -106,17 +107,16 @@ class ActorSession final : public Session {
     for (const std::string& task : options.cluster->Tasks()) {
       task_addresses_[task] = *options.cluster->Address(task);
     }
-    // The supervisor is the root of the session's actors: the master
-    // reports lost tasks to it, and it ends with the master.
-    caf::actor supervisor = SpawnSupervisor(*system_, options.supervision);
-    StartMaster(options, std::move(endpoints), options.health_interval_ms,
-                options.health_timeout_ms, supervisor);
-    Supervise(supervisor, master_);
+    StartMaster(options, std::move(endpoints), options.health_interval_ms, options.health_timeout_ms);
     return Status::OK();
   }
 
   ~ActorSession() override {
     Close();
+    // The actor system waits for every actor, the detached supervisor's
+    // thread for its last handle to go: drop the session's.
+    master_options_ = MasterOptions();
+    master_->Set(caf::actor());
     system_.reset();  // waits for the actors to end
     if (links_ != nullptr) links_->SetOnStepDone(nullptr);  // it holds the master
   }
@@ -124,12 +124,23 @@ class ActorSession final : public Session {
   Status Extend(const GraphDef& graph) override {
     InFlight guard(this);
     if (closed_) return Closed();
+    TACT_ASSIGN_OR_RETURN(caf::actor master, master_->Get());
     auto call = std::make_shared<ExtendCall>();
     call->graph = graph;
     auto latch = std::make_shared<Latch<Status>>();
     call->reply = [latch](Status s) { latch->Set(std::move(s)); };
-    caf::anon_send(master_, std::move(call));
-    return latch->Wait();
+    // Held while the master extends, so that a restarted master gets the
+    // graph with or without this part, never half of it.
+    std::lock_guard<std::mutex> lock(extended_mu_);
+    caf::anon_send(master, std::move(call));
+    Status s = latch->Wait();
+    if (s.ok()) extended_.nodes.insert(extended_.nodes.end(), graph.nodes.begin(), graph.nodes.end());
+    return s;
+  }
+
+  void CrashMaster() {
+    StatusOr<caf::actor> master = master_->Get();
+    if (master.ok()) caf::anon_send(*master, crash_atom::value);
   }
 
   StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
@@ -145,18 +156,20 @@ class ActorSession final : public Session {
     call->stats = metadata ? &metadata->step_stats : nullptr;
     auto latch = std::make_shared<Latch<StatusOr<std::vector<Tensor>>>>();
     call->reply = [latch](StatusOr<std::vector<Tensor>> r) { latch->Set(std::move(r)); };
-    caf::anon_send(master_, std::move(call));
+    TACT_ASSIGN_OR_RETURN(caf::actor master, master_->Get());
+    caf::anon_send(master, std::move(call));
     return latch->Wait();
   }
 
   Status Close() override {
     if (closed_.exchange(true)) return Status::OK();
-    if (!master_) return Status::OK();  // the cluster was never reached
+    StatusOr<caf::actor> master = master_->Get();
     // Every Run still in flight gets its answer (Cancelled, unless it
-    // finishes first) from the master, so the master ends after them.
-    caf::anon_send(master_, close_atom::value);
+    // finishes first) from the master, so the master ends after them. A
+    // master the supervisor gave up on has answered them already.
+    if (master.ok() && *master) caf::anon_send(*master, close_atom::value);
     while (in_flight_.load() > 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
-    caf::anon_send_exit(master_, caf::exit_reason::user_shutdown);
+    if (master.ok() && *master) caf::anon_send_exit(*master, caf::exit_reason::user_shutdown);
     for (const caf::actor& d : device_actors_) caf::anon_send_exit(d, caf::exit_reason::user_shutdown);
     if (private_container_) ResourceMgr::Global()->Reset(container_);
     return Status::OK();
@@ -195,11 +208,15 @@ class ActorSession final : public Session {
     return "127.0.0.1";
   }
 
+  // The supervisor is the root of the session's actors: the master reports
+  // lost tasks to it, and it starts a new master when the master dies.
   void StartMaster(const SessionOptions& options, std::vector<DeviceEndpoint> devices,
-                   int64_t health_interval_ms, int64_t health_timeout_ms,
-                   caf::actor supervisor = caf::actor()) {
-    MasterOptions master;
-    master.supervisor = std::move(supervisor);
+                   int64_t health_interval_ms, int64_t health_timeout_ms) {
+    caf::actor supervisor = SpawnSupervisor(
+        *system_, options.supervision,
+        MasterRestart{[this] { return SpawnMaster(); }, [handle = master_](Status why) { handle->Fail(why); }});
+    MasterOptions& master = master_options_;
+    master.supervisor = supervisor;
     master.task_wait_ms = options.supervision.task_wait_ms;
     master.on_task_lost = options.supervision.on_task_lost;
     master.on_task_back = options.supervision.on_task_back;
@@ -213,10 +230,31 @@ class ActorSession final : public Session {
     master.schedule_recvs = options.schedule_recvs;
     master.lossy_float_transfer = options.lossy_float_transfer;
     master.links = links_;
-    master_ = SpawnMaster(*system_, std::move(master));
-    if (links_ != nullptr) {
-      links_->SetOnStepDone([master = master_](WireStepDone done) { caf::anon_send(master, std::move(done)); });
+    Supervise(supervisor, SpawnMaster());
+  }
+
+  // A master with the session's options and the graph extended so far,
+  // made the one the client's calls go to; on the supervisor's thread when
+  // it restarts one. None once the session is closed.
+  caf::actor SpawnMaster() {
+    if (closed_) return caf::actor();
+    caf::actor master = tact::SpawnMaster(*system_, master_options_);
+    {
+      std::lock_guard<std::mutex> lock(extended_mu_);
+      if (!extended_.nodes.empty()) {
+        // Extended before any Run reaches it (one sender's messages keep
+        // their order); it was valid before, so it is now.
+        auto call = std::make_shared<ExtendCall>();
+        call->graph = extended_;
+        call->reply = [](Status) {};
+        caf::anon_send(master, std::move(call));
+      }
     }
+    if (links_ != nullptr) {
+      links_->SetOnStepDone([master](WireStepDone done) { caf::anon_send(master, std::move(done)); });
+    }
+    master_->Set(master);
+    return master;
   }
 
   caf::actor_system_config cfg_;
@@ -229,12 +267,20 @@ class ActorSession final : public Session {
   std::vector<caf::actor> device_actors_;  // one per device
   std::string link_key_;                // a cluster's, without TLS
   std::shared_ptr<MasterLinks> links_;  // with it
-  caf::actor master_;
+  MasterOptions master_options_;
+  std::shared_ptr<MasterHandle> master_ = std::make_shared<MasterHandle>();
+  // The graph every Extend added, for a restarted master.
+  std::mutex extended_mu_;
+  GraphDef extended_;
   std::atomic<bool> closed_{false};
   std::atomic<int> in_flight_{0};
 };
 
 }  // namespace
+
+void CrashMaster(Session& session) {
+  if (auto* s = dynamic_cast<ActorSession*>(&session)) s->CrashMaster();
+}
 
 StatusOr<std::unique_ptr<Session>> Session::Create(const SessionOptions& options) {
   if (options.intra_op_threads < 1) {

@@ -103,4 +103,12 @@ class Session {
   virtual Status Close() = 0;
 };
 
+// A fault hook for tests and chaos runs: the session's master actor ends
+// as a bug would. Its supervisor starts a new master with the session's
+// graph, which registers the partitions again as Runs need them; Runs the
+// old master held fail with Unavailable (a SupervisedSession recovers from
+// that), later ones go to the new master. The master's restarts count
+// against SupervisionOptions::max_restarts.
+void CrashMaster(Session& session);
+
 }  // namespace tact

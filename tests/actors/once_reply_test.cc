@@ -1,5 +1,5 @@
 // A client's call answers once, and a call dropped unanswered (its master
-// ended) still answers, with Internal, so that no client waits for ever.
+// ended) still answers, with Unavailable, so that no client waits for ever.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,7 +12,7 @@
 namespace tact {
 namespace {
 
-TEST(OnceReplyTest, AnswersOnceAndACallDroppedUnansweredAnswersInternal) {
+TEST(OnceReplyTest, AnswersOnceAndACallDroppedUnansweredAnswersUnavailable) {
   std::vector<StatusOr<std::vector<Tensor>>> answers;
   auto call = std::make_shared<RunCall>();
   call->reply = [&](StatusOr<std::vector<Tensor>> r) { answers.push_back(std::move(r)); };
@@ -28,7 +28,7 @@ TEST(OnceReplyTest, AnswersOnceAndACallDroppedUnansweredAnswersInternal) {
   dropped->reply = [&](Status s) { extends.push_back(std::move(s)); };
   dropped.reset();  // as when a master's mailbox is destroyed
   ASSERT_EQ(extends.size(), 1u);
-  EXPECT_EQ(extends[0].code(), Code::kInternal);
+  EXPECT_EQ(extends[0].code(), Code::kUnavailable);
   EXPECT_NE(extends[0].message().find("master ended without answering"), std::string::npos)
       << extends[0].ToString();
 }

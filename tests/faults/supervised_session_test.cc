@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 #include <thread>
 
 #include "actors/supervised_session.h"
@@ -229,6 +230,32 @@ TEST_F(SupervisedSessionTest, ATaskBackWithoutItsVariablesIsRestoredLikeALostOne
   EXPECT_EQ(events[0].failed_step, 12);
   EXPECT_EQ(events[0].resumed_from, 10);
   EXPECT_EQ(events[0].cause.code(), Code::kFailedPrecondition) << events[0].cause.ToString();
+  ExpectSameValues(clean_w, faulted_w);
+}
+
+// The session's master dies (the fault hook): the supervisor starts another,
+// which registers the partitions again on the same workers; the Run it
+// dropped fails, and the session recovers from it like from a lost task.
+TEST_F(SupervisedSessionTest, ACrashedMasterIsRestartedAndTheRunEndsAsWithout) {
+  const Regression g = BuildRegression(true);
+  Tensor clean_w, faulted_w;
+  {
+    auto s = Start("clean", g);
+    ASSERT_NE(s, nullptr);
+    Train(*s, g, [](int64_t) {}, &clean_w);
+  }
+  auto s = Start("crashed", g);
+  ASSERT_NE(s, nullptr);
+  std::set<int64_t> crashed;
+  auto events = Train(*s, g, [&](int64_t step) {
+    if ((step == 12 || step == 21) && crashed.insert(step).second) CrashMaster(s->session());
+  }, &faulted_w);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].failed_step, 12);
+  EXPECT_EQ(events[0].resumed_from, 10);
+  EXPECT_EQ(events[1].failed_step, 21);
+  EXPECT_EQ(events[1].resumed_from, 20);
+  EXPECT_EQ(events[1].cause.code(), Code::kUnavailable) << events[1].cause.ToString();
   ExpectSameValues(clean_w, faulted_w);
 }
 
