@@ -35,17 +35,17 @@ struct DistributedBenchFlags {
 
 StatusOr<double> ImagesPerSec(const DistributedBenchFlags& f, bool cluster) {
   TrainOptions opt;
-  opt.model = f.model;
-  opt.data_dir = f.data;
-  opt.batch = f.batch;
-  opt.max_steps = f.steps;
-  opt.test_limit = 1000;  // evaluation is not timed; keep it short
-  opt.intra_op_threads = 1;
+  opt.model.name = f.model;
+  opt.data.dir = f.data;
+  opt.data.batch = f.batch;
+  opt.data.max_steps = f.steps;
+  opt.data.test_limit = 1000;  // evaluation is not timed; keep it short
+  opt.cluster.intra_op_threads = 1;
   if (cluster) {
-    opt.ps = f.ps;
-    opt.workers = f.workers;
-    opt.sync = true;
-    opt.worker_binary = CurrentExecutable();
+    opt.cluster.ps = f.ps;
+    opt.cluster.workers = f.workers;
+    opt.cluster.sync = true;
+    opt.cluster.worker_binary = CurrentExecutable();
   }
   TACT_ASSIGN_OR_RETURN(TrainResult r, Train(opt));
   return r.images_per_sec;

@@ -33,12 +33,12 @@ struct TrainBenchFlags {
 
 StatusOr<double> TactImagesPerSec(const TrainBenchFlags& f, int threads) {
   TrainOptions opt;
-  opt.model = f.model;
-  opt.data_dir = f.data;
-  opt.batch = f.batch;
-  opt.max_steps = f.steps;
-  opt.test_limit = 1000;  // evaluation is not timed; keep it short
-  opt.intra_op_threads = threads;
+  opt.model.name = f.model;
+  opt.data.dir = f.data;
+  opt.data.batch = f.batch;
+  opt.data.max_steps = f.steps;
+  opt.data.test_limit = 1000;  // evaluation is not timed; keep it short
+  opt.cluster.intra_op_threads = threads;
   TACT_ASSIGN_OR_RETURN(TrainResult r, Train(opt));
   return r.images_per_sec;
 }

@@ -32,7 +32,7 @@ struct GraphPlan {
 
 StatusOr<GraphPlan> PlanModelGraph(const GraphOptions& o) {
   TrainOptions train;
-  train.model = o.model;
+  train.model.name = o.model;
   TACT_ASSIGN_OR_RETURN(TrainGraph tg, BuildTrainGraph(train));
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> full, Graph::FromGraphDef(tg.def));
   GraphPlan plan;

@@ -47,9 +47,9 @@ int RunTrain(TrainFlags flags) {
     std::fprintf(stderr, "tact train: --mode must be sync or async, not '%s'\n", flags.mode.c_str());
     return 1;
   }
-  opt.sync = flags.mode == "sync";
-  if (opt.workers > 0 && opt.ps < 1) opt.ps = 1;
-  opt.worker_binary = CurrentExecutable();
+  opt.cluster.sync = flags.mode == "sync";
+  if (opt.cluster.workers > 0 && opt.cluster.ps < 1) opt.cluster.ps = 1;
+  opt.cluster.worker_binary = CurrentExecutable();
   if (isatty(STDERR_FILENO)) opt.on_step = PrintProgress;
   opt.on_epoch = [](int epoch, double accuracy) {
     std::printf("epoch %d: test accuracy %.4f\n", epoch + 1, accuracy);
@@ -64,20 +64,20 @@ int RunTrain(TrainFlags flags) {
               static_cast<long long>(r->parameters), static_cast<long long>(r->steps),
               r->train_loss, r->test_accuracy, r->images_per_sec);
   if (flags.json) {
-    nlohmann::json j = {{"model", opt.model},
-                        {"epochs", opt.epochs},
+    nlohmann::json j = {{"model", opt.model.name},
+                        {"epochs", opt.data.epochs},
                         {"steps", r->steps},
-                        {"batch", opt.batch},
-                        {"optimizer", opt.optimizer},
-                        {"learning_rate", opt.learning_rate},
-                        {"seed", opt.seed},
-                        {"threads", opt.intra_op_threads},
+                        {"batch", opt.data.batch},
+                        {"optimizer", opt.model.optimizer},
+                        {"learning_rate", opt.model.learning_rate},
+                        {"seed", opt.model.seed},
+                        {"threads", opt.cluster.intra_op_threads},
                         {"test_accuracy", r->test_accuracy},
                         {"train_loss", r->train_loss},
                         {"images_per_sec", r->images_per_sec},
                         {"parameters", r->parameters},
                         {"variables_fingerprint", r->variables_fingerprint}};
-    if (!opt.checkpoint_dir.empty() || !opt.faults.empty()) {
+    if (!opt.supervision.checkpoint.dir.empty() || !opt.supervision.faults.empty()) {
       j["faults_injected"] = r->faults_injected;
       j["recoveries"] = r->recoveries;
       j["steps_lost"] = r->steps_lost;
@@ -100,47 +100,50 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   auto flags = std::make_shared<TrainFlags>();
   CLI::App* cmd = app.add_subcommand("train", "train a model on Fashion-MNIST");
   TrainOptions& o = flags->options;
-  cmd->add_option("--model", o.model, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
-  cmd->add_option("--data", o.data_dir, "directory of the gzip IDX files");
-  cmd->add_option("--epochs", o.epochs, "passes over the training set");
-  cmd->add_option("--batch", o.batch, "images per step");
-  cmd->add_option("--optimizer", o.optimizer, "adam, sgd or momentum");
-  cmd->add_option("--lr", o.learning_rate, "the optimizer's learning rate");
-  cmd->add_option("--seed", o.seed, "initial values, shuffling and dropout");
-  cmd->add_option("--threads", o.intra_op_threads, "threads of each device's compute pool");
-  cmd->add_option("--devices", o.devices, "CPU devices to place the graph on");
-  cmd->add_option("--max-steps", o.max_steps, "stop after this many steps (0: all)");
-  cmd->add_option("--train-limit", o.train_limit, "use only the first N training images");
-  cmd->add_option("--test-limit", o.test_limit, "use only the first N test images");
-  cmd->add_flag("--check-numerics", o.check_numerics,
+  cmd->add_option("--model", o.model.name, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
+  cmd->add_option("--data", o.data.dir, "directory of the gzip IDX files");
+  cmd->add_option("--epochs", o.data.epochs, "passes over the training set");
+  cmd->add_option("--batch", o.data.batch, "images per step");
+  cmd->add_option("--optimizer", o.model.optimizer, "adam, sgd or momentum");
+  cmd->add_option("--lr", o.model.learning_rate, "the optimizer's learning rate");
+  cmd->add_option("--seed", o.model.seed, "initial values, shuffling and dropout");
+  cmd->add_option("--threads", o.cluster.intra_op_threads, "threads of each device's compute pool");
+  cmd->add_option("--devices", o.cluster.devices, "CPU devices to place the graph on");
+  cmd->add_option("--max-steps", o.data.max_steps, "stop after this many steps (0: all)");
+  cmd->add_option("--train-limit", o.data.train_limit, "use only the first N training images");
+  cmd->add_option("--test-limit", o.data.test_limit, "use only the first N test images");
+  cmd->add_flag("--check-numerics", o.model.check_numerics,
                 "fail a step with a NaN or Inf gradient before any variable changes");
-  cmd->add_option("--ps", o.ps, "parameter-server tasks of a local cluster (with --workers)");
-  cmd->add_option("--workers", o.workers,
+  cmd->add_option("--ps", o.cluster.ps, "parameter-server tasks of a local cluster (with --workers)");
+  cmd->add_option("--workers", o.cluster.workers,
                   "train data-parallel on a local cluster of this many worker tasks");
   cmd->add_option("--mode", flags->mode, "sync (averaged gradients) or async (updates per replica)");
-  cmd->add_option("--cluster", o.cluster_file, "train on this existing cluster (TF_CONFIG-style JSON)");
-  cmd->add_option("--secret-file", o.secret_file,
+  cmd->add_option("--cluster", o.cluster.cluster_file,
+                  "train on this existing cluster (TF_CONFIG-style JSON)");
+  cmd->add_option("--secret-file", o.cluster.secret_file,
                   "the existing cluster's secret (default: $TACT_CLUSTER_SECRET)");
-  cmd->add_option("--checkpoint-dir", o.checkpoint_dir,
+  cmd->add_option("--checkpoint-dir", o.supervision.checkpoint.dir,
                   "save checkpoints here; a run resumes from the newest good one");
-  cmd->add_option("--checkpoint-every-steps", o.checkpoint_every_steps, "save every N steps");
-  cmd->add_option("--checkpoint-every-secs", o.checkpoint_every_secs, "save every N seconds");
-  cmd->add_option("--checkpoint-keep", o.checkpoint_keep, "keep the newest N checkpoints");
-  cmd->add_option("--fault", o.faults,
+  cmd->add_option("--checkpoint-every-steps", o.supervision.checkpoint.every_steps, "save every N steps");
+  cmd->add_option("--checkpoint-every-secs", o.supervision.checkpoint.every_secs, "save every N seconds");
+  cmd->add_option("--checkpoint-keep", o.supervision.checkpoint.keep, "keep the newest N checkpoints");
+  cmd->add_option("--fault", o.supervision.faults,
                   "inject a fault: kill:JOB:TASK@step=N, kill:JOB:TASK@checkpoint, drop:JOB:TASK@step=N, "
                   "pause:JOB:TASK@step=N, crash:JOB:TASK@step=N, corrupt-latest-checkpoint@step=N (repeatable)");
-  CLI::Option* chaos = cmd->add_option("--chaos", o.chaos_seed, "draw --chaos-faults random faults from this seed");
-  CLI::Option* chaos_faults = cmd->add_option("--chaos-faults", o.chaos_faults, "how many random faults (default 3)");
-  cmd->add_option("--max-restarts", o.max_restarts, "restarts allowed within --restart-window");
-  cmd->add_option("--restart-window", o.restart_window_secs, "seconds");
-  cmd->add_option("--task-wait", o.task_wait_secs,
+  CLI::Option* chaos = cmd->add_option("--chaos", o.supervision.chaos_seed,
+                                       "draw --chaos-faults random faults from this seed");
+  CLI::Option* chaos_faults = cmd->add_option("--chaos-faults", o.supervision.chaos_faults,
+                                              "how many random faults (default 3)");
+  cmd->add_option("--max-restarts", o.supervision.max_restarts, "restarts allowed within --restart-window");
+  cmd->add_option("--restart-window", o.supervision.restart_window_secs, "seconds");
+  cmd->add_option("--task-wait", o.supervision.task_wait_secs,
                   "seconds a step waits for a lost task to come back");
-  cmd->add_option("--step-timeout", o.step_timeout_ms,
+  cmd->add_option("--step-timeout", o.cluster.step_timeout_ms,
                   "on a cluster, abort (and recover) a step running longer than this many ms");
   cmd->add_flag("--json", flags->json, "print one JSON line at the end");
   cmd->callback([flags, chaos, chaos_faults, &run] {
     // A seed alone would draw nothing.
-    if (chaos->count() > 0 && chaos_faults->count() == 0) flags->options.chaos_faults = 3;
+    if (chaos->count() > 0 && chaos_faults->count() == 0) flags->options.supervision.chaos_faults = 3;
     run = [flags] { return RunTrain(*flags); };
   });
 }

@@ -236,7 +236,7 @@ StatusOr<ReplicatedTrainGraph> BuildReplicatedTrainGraph(const TrainOptions& opt
   }
   TACT_ASSIGN_OR_RETURN(Optimizer optimizer, TrainOptimizer(opt));
   TACT_ASSIGN_OR_RETURN(Output train_op,
-                        ApplyGradients(s, optimizer, gv, m.global_step, opt.check_numerics));
+                        ApplyGradients(s, optimizer, gv, m.global_step, opt.model.check_numerics));
   Node* init = InitAllVariables(s);
   ReplicatedTrainGraph g;
   g.variables = VariableReads(s);

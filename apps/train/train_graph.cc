@@ -9,10 +9,11 @@
 namespace tact::apps {
 
 StatusOr<Optimizer> TrainOptimizer(const TrainOptions& opt) {
-  if (opt.optimizer == "adam") return Optimizer::Adam(opt.learning_rate);
-  if (opt.optimizer == "sgd") return Optimizer::GradientDescent(opt.learning_rate);
-  if (opt.optimizer == "momentum") return Optimizer::Momentum(opt.learning_rate, 0.9);
-  return errors::InvalidArgument("unknown optimizer '", opt.optimizer, "': expected adam, sgd or momentum");
+  if (opt.model.optimizer == "adam") return Optimizer::Adam(opt.model.learning_rate);
+  if (opt.model.optimizer == "sgd") return Optimizer::GradientDescent(opt.model.learning_rate);
+  if (opt.model.optimizer == "momentum") return Optimizer::Momentum(opt.model.learning_rate, 0.9);
+  return errors::InvalidArgument("unknown optimizer '", opt.model.optimizer,
+                                 "': expected adam, sgd or momentum");
 }
 
 StatusOr<ModelGraph> BuildModelGraph(const Scope& s, const TrainOptions& opt) {
@@ -21,8 +22,8 @@ StatusOr<ModelGraph> BuildModelGraph(const Scope& s, const TrainOptions& opt) {
   m.labels = Placeholder(s.WithOpName("labels"), DT_INT32, PartialTensorShape({-1}));
   m.training = Placeholder(s.WithOpName("training"), DT_BOOL, PartialTensorShape({}));
   m.global_step = GlobalStep(s);
-  Output logits = BuildModel(s.NewSubScope(opt.model), opt.model, m.images, m.training,
-                             static_cast<int64_t>(opt.seed), m.global_step);
+  Output logits = BuildModel(s.NewSubScope(opt.model.name), opt.model.name, m.images, m.training,
+                             static_cast<int64_t>(opt.model.seed), m.global_step);
   TACT_RETURN_IF_ERROR(s.status());
   auto xent = SparseSoftmaxCrossEntropyWithLogits(s, logits, m.labels);
   m.loss = Mean(s.WithOpName("loss"), xent[0], 0);
@@ -50,7 +51,7 @@ StatusOr<TrainGraph> BuildTrainGraph(const TrainOptions& opt) {
   for (size_t i = 0; i < m.vars.size(); ++i) gv.emplace_back(m.grads[i], m.vars[i]);
   TACT_ASSIGN_OR_RETURN(Optimizer optimizer, TrainOptimizer(opt));
   TACT_ASSIGN_OR_RETURN(Output train_op,
-                        ApplyGradients(s, optimizer, gv, m.global_step, opt.check_numerics));
+                        ApplyGradients(s, optimizer, gv, m.global_step, opt.model.check_numerics));
   // After ApplyGradients, so that the optimizer's slots are initialised too.
   Node* init = InitAllVariables(s);
   g.variables = VariableReads(s);

@@ -3,7 +3,7 @@
 // the gradients (a graph rewrite, paper 4.1) and Adam over the variables.
 //
 //   TrainOptions opt;
-//   opt.model = "cnn";
+//   opt.model.name = "cnn";
 //   StatusOr<TrainGraph> g = BuildTrainGraph(opt);
 //   // session->Extend(g->def); Run({images, labels, training}, {loss}, {train_op})
 #pragma once
@@ -30,12 +30,12 @@ struct TrainGraph {
   int64_t parameters = 0;
 };
 
-// Reads opt.model (an unknown one is InvalidArgument), seed, optimizer,
+// Reads opt.model.name (an unknown one is InvalidArgument), seed, optimizer,
 // learning_rate and check_numerics.
 StatusOr<TrainGraph> BuildTrainGraph(const TrainOptions& opt);
 
 // The parts every training graph has: the placeholders, the global step,
-// the model of opt.model with its loss and accuracy, and the gradients of
+// the model of opt.model.name with its loss and accuracy, and the gradients of
 // the loss.
 struct ModelGraph {
   Output images, labels, training;
@@ -45,7 +45,7 @@ struct ModelGraph {
 };
 StatusOr<ModelGraph> BuildModelGraph(const Scope& scope, const TrainOptions& opt);
 
-// opt.optimizer at opt.learning_rate (momentum: 0.9).
+// opt.model.optimizer at opt.model.learning_rate (momentum: 0.9).
 StatusOr<Optimizer> TrainOptimizer(const TrainOptions& opt);
 
 // An Identity reading each variable of the scope's graph (build it last).

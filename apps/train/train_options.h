@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "actors/supervision_options.h"
+
 namespace tact::apps {
 
 inline constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnist";
@@ -22,30 +24,39 @@ struct TrainProgress {
   double images_per_sec = 0;
 };
 
-struct TrainOptions {
-  std::string model = "mlp";  // "mlp" or "cnn"
-  std::string data_dir = kDefaultDataDir;
-  int epochs = 1;
-  int64_t batch = 100;
+// The network and how it learns.
+struct ModelOptions {
+  std::string name = "mlp";        // "mlp" or "cnn" (graph/nn/models.h)
   std::string optimizer = "adam";  // "adam", "sgd" or "momentum" (0.9)
   double learning_rate = 1e-3;
   uint64_t seed = 1;
+  // Every gradient passes CheckNumerics; a non-finite one fails the step
+  // before any variable changes.
+  bool check_numerics = false;
+};
+
+// What it learns from, and for how long.
+struct DataOptions {
+  std::string dir = kDefaultDataDir;
+  int epochs = 1;
+  int64_t batch = 100;
   // Use only the first N training / test images (0: all); for short runs.
   int64_t train_limit = 0;
   int64_t test_limit = 0;
   // Stop after this many steps in all (0: run every epoch to the end).
   int64_t max_steps = 0;
-  // Every gradient passes CheckNumerics; a non-finite one fails the step
-  // before any variable changes.
-  bool check_numerics = false;
+};
+
+// Where it runs.
+struct ClusterOptions {
   int intra_op_threads = 2;
   // CPU devices of the session; the placer spreads the graph over them.
   int devices = 1;
   // Data-parallel training on a cluster (paper 7): with workers > 0, one
   // model replica per worker task, each on its share of every batch, and
-  // the variables on the ps tasks (apps/train/replicated_graph.h). Sync mode
-  // averages the replicas' gradients into one update per step; async mode
-  // lets each replica update the variables on its own.
+  // the variables on the ps tasks (apps/train/replicated_graph.h). Sync
+  // mode averages the replicas' gradients into one update per step; async
+  // mode lets each replica update the variables on its own.
   int ps = 0;
   int workers = 0;
   bool sync = true;
@@ -55,16 +66,19 @@ struct TrainOptions {
   std::string cluster_file;
   std::string secret_file;  // the existing cluster's secret (default: $TACT_CLUSTER_SECRET)
   std::string worker_binary;
-  // Checkpoints (paper 3.3): every N steps and/or every N seconds into
-  // `checkpoint_dir`, keeping the newest `checkpoint_keep`. A run started
-  // on a directory with checkpoints resumes from the latest good one.
-  std::string checkpoint_dir;
-  int64_t checkpoint_every_steps = 0;
-  double checkpoint_every_secs = 0;
-  int checkpoint_keep = 5;
+  // On a cluster, a step still running after this long is aborted and
+  // counts as failed (so recovered from), rather than hanging the run.
+  int64_t step_timeout_ms = 10000;
+};
+
+// Checkpoints, faults and recovery (actors/supervised_session.h does them).
+struct TrainSupervision {
+  // Every N steps and/or every N seconds, keeping the newest `keep`. A run
+  // started on a directory with checkpoints resumes from the latest good one.
+  CheckpointOptions checkpoint;
   // Faults to inject (apps/cluster/faults.h).
   std::vector<std::string> faults;
-  // And `chaos_faults` more, drawn from `chaos_seed` (apps/cluster/faults.h).
+  // And `chaos_faults` more, drawn from `chaos_seed`.
   uint64_t chaos_seed = 0;
   int chaos_faults = 0;
   // How a failed step is survived on a cluster: the session's supervisor
@@ -76,9 +90,13 @@ struct TrainOptions {
   int max_restarts = 5;
   double restart_window_secs = 60;
   double task_wait_secs = 60;
-  // On a cluster, a step still running after this long is aborted and
-  // counts as failed (so recovered from), rather than hanging the run.
-  int64_t step_timeout_ms = 10000;
+};
+
+struct TrainOptions {
+  ModelOptions model;
+  DataOptions data;
+  ClusterOptions cluster;
+  TrainSupervision supervision;
   std::function<void(const TrainProgress&)> on_step;
   // After each epoch's evaluation.
   std::function<void(int epoch, double test_accuracy)> on_epoch;

@@ -119,42 +119,41 @@ constexpr int kPauseMs = 3000;
 StatusOr<Place> Prepare(const TrainOptions& opt) {
   Place p;
   SessionOptions& so = p.options;
-  so.supervision.checkpoint = {opt.checkpoint_dir, opt.checkpoint_every_steps, opt.checkpoint_every_secs,
-                               opt.checkpoint_keep};
-  so.intra_op_threads = opt.intra_op_threads;
-  so.device_count = {{"CPU", opt.devices}};
-  if (opt.workers <= 0 && opt.cluster_file.empty()) {
+  so.supervision.checkpoint = opt.supervision.checkpoint;
+  so.intra_op_threads = opt.cluster.intra_op_threads;
+  so.device_count = {{"CPU", opt.cluster.devices}};
+  if (opt.cluster.workers <= 0 && opt.cluster.cluster_file.empty()) {
     TACT_ASSIGN_OR_RETURN(TrainGraph g, BuildTrainGraph(opt));
     p.graph = OneTower(std::move(g));
   } else {
-    ReplicaOptions r{opt.ps, opt.workers, opt.sync};
-    so.operation_timeout_ms = opt.step_timeout_ms;
-    if (!opt.cluster_file.empty()) {
-      TACT_ASSIGN_OR_RETURN(so.cluster, ClusterSpec::FromFile(opt.cluster_file));
+    ReplicaOptions r{opt.cluster.ps, opt.cluster.workers, opt.cluster.sync};
+    so.operation_timeout_ms = opt.cluster.step_timeout_ms;
+    if (!opt.cluster.cluster_file.empty()) {
+      TACT_ASSIGN_OR_RETURN(so.cluster, ClusterSpec::FromFile(opt.cluster.cluster_file));
       r.ps = so.cluster->jobs.count("ps") ? static_cast<int>(so.cluster->jobs["ps"].size()) : 0;
       r.workers = so.cluster->jobs.count("worker") ? static_cast<int>(so.cluster->jobs["worker"].size()) : 0;
     }
-    if (opt.batch % std::max(r.workers, 1) != 0) {
-      return errors::InvalidArgument("batch ", opt.batch, " does not split evenly over ", r.workers,
+    if (opt.data.batch % std::max(r.workers, 1) != 0) {
+      return errors::InvalidArgument("batch ", opt.data.batch, " does not split evenly over ", r.workers,
                                      " workers");
     }
-    so.supervision.max_restarts = opt.max_restarts;
-    so.supervision.restart_window_secs = opt.restart_window_secs;
-    so.supervision.task_wait_ms = static_cast<int64_t>(opt.task_wait_secs * 1000);
+    so.supervision.max_restarts = opt.supervision.max_restarts;
+    so.supervision.restart_window_secs = opt.supervision.restart_window_secs;
+    so.supervision.task_wait_ms = static_cast<int64_t>(opt.supervision.task_wait_secs * 1000);
     TACT_ASSIGN_OR_RETURN(p.graph, BuildReplicatedTrainGraph(opt, r));
     p.ps = r.ps;
     p.workers = r.workers;
-    if (opt.cluster_file.empty()) {
+    if (opt.cluster.cluster_file.empty()) {
       LocalClusterOptions c;
-      c.binary = opt.worker_binary;
+      c.binary = opt.cluster.worker_binary;
       c.jobs = {{"ps", r.ps}, {"worker", r.workers}};
-      c.threads_per_device = opt.intra_op_threads;
+      c.threads_per_device = opt.cluster.intra_op_threads;
       TACT_ASSIGN_OR_RETURN(p.local_cluster, LocalCluster::Start(c));
       so.cluster = p.local_cluster->spec();
       so.cluster_secret = p.local_cluster->secret();
       so.supervision.restart_task = p.local_cluster->Restarter();
-    } else if (!opt.secret_file.empty()) {
-      TACT_ASSIGN_OR_RETURN(so.cluster_secret, ReadClusterSecret(opt.secret_file));
+    } else if (!opt.cluster.secret_file.empty()) {
+      TACT_ASSIGN_OR_RETURN(so.cluster_secret, ReadClusterSecret(opt.cluster.secret_file));
     }
   }
   return p;
@@ -207,29 +206,30 @@ StatusOr<double> AsyncStep(Session& session, const ReplicatedTrainGraph& g, cons
 }  // namespace
 
 StatusOr<TrainResult> Train(const TrainOptions& opt) {
-  if (opt.epochs < 1) return errors::InvalidArgument("epochs must be at least 1, got ", opt.epochs);
-  if (opt.batch < 1) return errors::InvalidArgument("batch must be at least 1, got ", opt.batch);
-  if (opt.max_restarts < 0 || !(opt.restart_window_secs > 0) || !(opt.task_wait_secs >= 0)) {
-    return errors::InvalidArgument("--max-restarts must be >= 0 (got ", opt.max_restarts,
-                                   "), --restart-window > 0 (got ", opt.restart_window_secs,
-                                   ") and --task-wait >= 0 (got ", opt.task_wait_secs, ")");
+  if (opt.data.epochs < 1) return errors::InvalidArgument("epochs must be at least 1, got ", opt.data.epochs);
+  if (opt.data.batch < 1) return errors::InvalidArgument("batch must be at least 1, got ", opt.data.batch);
+  const TrainSupervision& sv = opt.supervision;
+  if (sv.max_restarts < 0 || !(sv.restart_window_secs > 0) || !(sv.task_wait_secs >= 0)) {
+    return errors::InvalidArgument("--max-restarts must be >= 0 (got ", sv.max_restarts,
+                                   "), --restart-window > 0 (got ", sv.restart_window_secs,
+                                   ") and --task-wait >= 0 (got ", sv.task_wait_secs, ")");
   }
-  TACT_ASSIGN_OR_RETURN(Dataset train, LoadFashionMnist(opt.data_dir, "train"));
-  TACT_ASSIGN_OR_RETURN(Dataset test, LoadFashionMnist(opt.data_dir, "t10k"));
-  train = Head(std::move(train), opt.train_limit);
-  test = Head(std::move(test), opt.test_limit);
-  if (train.size() < opt.batch) {
-    return errors::InvalidArgument("batch ", opt.batch, " is larger than the ", train.size(),
+  TACT_ASSIGN_OR_RETURN(Dataset train, LoadFashionMnist(opt.data.dir, "train"));
+  TACT_ASSIGN_OR_RETURN(Dataset test, LoadFashionMnist(opt.data.dir, "t10k"));
+  train = Head(std::move(train), opt.data.train_limit);
+  test = Head(std::move(test), opt.data.test_limit);
+  if (train.size() < opt.data.batch) {
+    return errors::InvalidArgument("batch ", opt.data.batch, " is larger than the ", train.size(),
                                    " training images");
   }
-  Batcher batches(train, opt.batch, opt.seed);
+  Batcher batches(train, opt.data.batch, opt.model.seed);
   const int64_t per_epoch = batches.batches_per_epoch();
-  int64_t total = per_epoch * opt.epochs;
-  if (opt.max_steps > 0 && opt.max_steps < total) total = opt.max_steps;
+  int64_t total = per_epoch * opt.data.epochs;
+  if (opt.data.max_steps > 0 && opt.data.max_steps < total) total = opt.data.max_steps;
 
   TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
-  FaultPlan faults(place.local_cluster.get(), opt.checkpoint_dir, kPauseMs);
-  TACT_RETURN_IF_ERROR(faults.Init(opt.faults, opt.chaos_seed, opt.chaos_faults, total));
+  FaultPlan faults(place.local_cluster.get(), sv.checkpoint.dir, kPauseMs);
+  TACT_RETURN_IF_ERROR(faults.Init(sv.faults, sv.chaos_seed, sv.chaos_faults, total));
   // Checkpointing, restoring and recovering are the session's
   // (actors/supervised_session.h); the loop only feeds the step it names.
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<SupervisedSession> supervised,
@@ -268,8 +268,8 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     ++epoch_steps;
     ++steps_run;
     if (opt.on_step) {
-      opt.on_step(TrainProgress{step + 1, total, opt.batch, epoch, loss,
-                                static_cast<double>(steps_run * opt.batch) / train_seconds});
+      opt.on_step(TrainProgress{step + 1, total, opt.data.batch, epoch, loss,
+                                static_cast<double>(steps_run * opt.data.batch) / train_seconds});
     }
     if ((step + 1) % per_epoch == 0 || step + 1 == total) {
       r.train_loss = loss_sum / static_cast<double>(std::max<int64_t>(epoch_steps, 1));
@@ -286,7 +286,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   r.recovery_ms_max = stats.recovery_ms_max;
   r.faults_injected = faults.injected();
   r.steps = supervised->step();
-  r.images_per_sec = train_seconds > 0 ? static_cast<double>(steps_run * opt.batch) / train_seconds : 0;
+  r.images_per_sec = train_seconds > 0 ? static_cast<double>(steps_run * opt.data.batch) / train_seconds : 0;
   TACT_ASSIGN_OR_RETURN(r.variables, ReadVariables(session, g));
   r.variables_fingerprint = VariablesFingerprint(r.variables);
   TACT_RETURN_IF_ERROR(supervised->Close());

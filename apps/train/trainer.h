@@ -6,7 +6,7 @@
 // faults asked for (apps/cluster/fault_plan.h).
 //
 //   TrainOptions opt;
-//   opt.model = "mlp";
+//   opt.model.name = "mlp";
 //   StatusOr<TrainResult> r = Train(opt);
 //
 // Deterministic: the same options give the same variables bit for bit

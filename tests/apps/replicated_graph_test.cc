@@ -13,8 +13,8 @@ namespace {
 // initialisation, for images of zeros.
 std::pair<Tensor, Tensor> DropoutDraws(int64_t seed) {
   TrainOptions opt;
-  opt.model = "cnn";
-  opt.seed = seed;
+  opt.model.name = "cnn";
+  opt.model.seed = seed;
   StatusOr<ReplicatedTrainGraph> g = BuildReplicatedTrainGraph(opt, ReplicaOptions{1, 2, true});
   EXPECT_TRUE(g.ok()) << g.status().ToString();
   if (!g.ok()) return {};

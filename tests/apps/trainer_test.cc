@@ -16,12 +16,12 @@ bool HaveData() {
 
 TrainOptions ShortMlpRun() {
   TrainOptions opt;
-  opt.model = "mlp";
-  opt.train_limit = 6000;
-  opt.test_limit = 1000;
-  opt.max_steps = 300;
-  opt.epochs = 5;  // 60 steps an epoch: the run shuffles anew four times
-  opt.seed = 7;
+  opt.model.name = "mlp";
+  opt.data.train_limit = 6000;
+  opt.data.test_limit = 1000;
+  opt.data.max_steps = 300;
+  opt.data.epochs = 5;  // 60 steps an epoch: the run shuffles anew four times
+  opt.model.seed = 7;
   return opt;
 }
 
@@ -52,7 +52,7 @@ TEST(TrainerTest, AFewHundredMlpStepsLowerTheLossAndAreReproducible) {
   EXPECT_EQ(b->test_accuracy, a->test_accuracy);
 
   // Another seed is another run.
-  opt.seed = 8;
+  opt.model.seed = 8;
   StatusOr<TrainResult> c = Train(opt);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_NE(c->variables_fingerprint, a->variables_fingerprint);
@@ -61,10 +61,10 @@ TEST(TrainerTest, AFewHundredMlpStepsLowerTheLossAndAreReproducible) {
 TEST(TrainerTest, OneThreadAndTwoGiveTheSameVariables) {
   if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
   TrainOptions opt = ShortMlpRun();
-  opt.max_steps = 50;
-  opt.intra_op_threads = 1;
+  opt.data.max_steps = 50;
+  opt.cluster.intra_op_threads = 1;
   StatusOr<TrainResult> a = Train(opt);
-  opt.intra_op_threads = 2;
+  opt.cluster.intra_op_threads = 2;
   StatusOr<TrainResult> b = Train(opt);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->variables_fingerprint, b->variables_fingerprint);
@@ -76,9 +76,9 @@ TEST(TrainerTest, OneThreadAndTwoGiveTheSameVariables) {
 TEST(TrainerTest, FourDevicesGiveTheSameVariablesAsOne) {
   if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
   TrainOptions opt = ShortMlpRun();
-  opt.max_steps = 50;
+  opt.data.max_steps = 50;
   StatusOr<TrainResult> one = Train(opt);
-  opt.devices = 4;
+  opt.cluster.devices = 4;
   StatusOr<TrainResult> four = Train(opt);
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   ASSERT_TRUE(four.ok()) << four.status().ToString();
@@ -89,11 +89,11 @@ TEST(TrainerTest, FourDevicesGiveTheSameVariablesAsOne) {
 TEST(TrainerTest, ACnnStepRunsWithCheckNumerics) {
   if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
   TrainOptions opt;
-  opt.model = "cnn";
-  opt.train_limit = 400;
-  opt.test_limit = 200;
-  opt.max_steps = 4;
-  opt.check_numerics = true;
+  opt.model.name = "cnn";
+  opt.data.train_limit = 400;
+  opt.data.test_limit = 200;
+  opt.data.max_steps = 4;
+  opt.model.check_numerics = true;
   StatusOr<TrainResult> r = Train(opt);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->steps, 4);
@@ -104,20 +104,20 @@ TEST(TrainerTest, ACnnStepRunsWithCheckNumerics) {
 
 TEST(TrainerTest, BadOptionsAreClearErrors) {
   TrainOptions opt;
-  opt.data_dir = "/nonexistent/fashion";
+  opt.data.dir = "/nonexistent/fashion";
   StatusOr<TrainResult> r = Train(opt);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("/nonexistent/fashion"), std::string::npos)
       << r.status().ToString();
   if (!HaveData()) return;
   opt = TrainOptions();
-  opt.model = "resnet";
-  opt.train_limit = 200;
+  opt.model.name = "resnet";
+  opt.data.train_limit = 200;
   r = Train(opt);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("resnet"), std::string::npos) << r.status().ToString();
-  opt.model = "mlp";
-  opt.batch = 500;
+  opt.model.name = "mlp";
+  opt.data.batch = 500;
   r = Train(opt);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("batch 500"), std::string::npos) << r.status().ToString();

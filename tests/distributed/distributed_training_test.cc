@@ -15,12 +15,12 @@ namespace {
 
 TrainOptions Short() {
   TrainOptions o;
-  o.model = "mlp";
-  o.max_steps = 200;
-  o.train_limit = 20000;
-  o.test_limit = 1000;
-  o.intra_op_threads = 1;
-  o.worker_binary = TACT_BINARY;
+  o.model.name = "mlp";
+  o.data.max_steps = 200;
+  o.data.train_limit = 20000;
+  o.data.test_limit = 1000;
+  o.cluster.intra_op_threads = 1;
+  o.cluster.worker_binary = TACT_BINARY;
   return o;
 }
 
@@ -39,11 +39,11 @@ float RelativeDiff(const Tensor& a, const Tensor& b) {
 // replicas and a single model part ways by design.
 TEST(DistributedTrainingTest, SyncOnOnePsAndTwoWorkersEqualsOneProcessAndRepeats) {
   TrainOptions local = Short();
-  local.optimizer = "sgd";
-  local.learning_rate = 0.05;
+  local.model.optimizer = "sgd";
+  local.model.learning_rate = 0.05;
   TrainOptions cluster = local;
-  cluster.ps = 1;
-  cluster.workers = 2;
+  cluster.cluster.ps = 1;
+  cluster.cluster.workers = 2;
   auto one = Train(local);
   auto dist = Train(cluster);
   auto again = Train(cluster);
@@ -73,9 +73,9 @@ TEST(DistributedTrainingTest, SyncOnOnePsAndTwoWorkersEqualsOneProcessAndRepeats
 
 TEST(DistributedTrainingTest, AsyncReplicasEachUpdateTheSharedVariables) {
   TrainOptions o = Short();
-  o.ps = 2;
-  o.workers = 2;
-  o.sync = false;
+  o.cluster.ps = 2;
+  o.cluster.workers = 2;
+  o.cluster.sync = false;
   auto r = Train(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   // Each of the 200 steps is one update per replica.
@@ -97,16 +97,16 @@ TEST(DistributedTrainingTest, TrainsOnAnExistingClusterFromItsSpecFile) {
   const std::string secret_file = (*cluster)->dir() + "/secret";
   std::ofstream(secret_file) << (*cluster)->secret() << "\n";
   TrainOptions o = Short();
-  o.max_steps = 50;
-  o.cluster_file = (*cluster)->dir() + "/cluster.json";
-  o.secret_file = secret_file;
+  o.data.max_steps = 50;
+  o.cluster.cluster_file = (*cluster)->dir() + "/cluster.json";
+  o.cluster.secret_file = secret_file;
   auto r = Train(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->ps, 1);
   EXPECT_EQ(r->workers, 2);
   EXPECT_EQ(r->steps, 50);
   // The same cluster, without the secret: refused.
-  o.secret_file = (*cluster)->dir() + "/cluster.json";  // a file, but not the secret
+  o.cluster.secret_file = (*cluster)->dir() + "/cluster.json";  // a file, but not the secret
   auto refused = Train(o);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), Code::kUnauthenticated) << refused.status().ToString();

@@ -31,19 +31,19 @@ class FaultRecoveryTest : public ::testing::Test {
   // 120 steps of the mlp on 1 ps + 2 workers, a checkpoint every 20.
   TrainOptions Options(const std::string& name, std::vector<std::string> faults) {
     TrainOptions o;
-    o.model = "mlp";
-    o.optimizer = "sgd";
-    o.learning_rate = 0.05;
-    o.max_steps = 120;
-    o.train_limit = 12000;
-    o.test_limit = 500;
-    o.intra_op_threads = 1;
-    o.ps = 1;
-    o.workers = 2;
-    o.worker_binary = TACT_BINARY;
-    o.checkpoint_dir = dir_ + "/" + name;
-    o.checkpoint_every_steps = 20;
-    o.faults = std::move(faults);
+    o.model.name = "mlp";
+    o.model.optimizer = "sgd";
+    o.model.learning_rate = 0.05;
+    o.data.max_steps = 120;
+    o.data.train_limit = 12000;
+    o.data.test_limit = 500;
+    o.cluster.intra_op_threads = 1;
+    o.cluster.ps = 1;
+    o.cluster.workers = 2;
+    o.cluster.worker_binary = TACT_BINARY;
+    o.supervision.checkpoint.dir = dir_ + "/" + name;
+    o.supervision.checkpoint.every_steps = 20;
+    o.supervision.faults = std::move(faults);
     return o;
   }
   std::string dir_;
@@ -57,8 +57,8 @@ class EveryOptimizerTest : public FaultRecoveryTest,
  protected:
   TrainOptions Options(const std::string& name, std::vector<std::string> faults) {
     TrainOptions o = FaultRecoveryTest::Options(std::string(GetParam()) + "_" + name, std::move(faults));
-    o.optimizer = GetParam();
-    if (o.optimizer != "sgd") o.learning_rate = TrainOptions().learning_rate;
+    o.model.optimizer = GetParam();
+    if (o.model.optimizer != "sgd") o.model.learning_rate = TrainOptions().model.learning_rate;
     return o;
   }
 };
@@ -143,13 +143,13 @@ TEST(FaultSpecTest, EveryKindParsesAndBadSpecsNameThemselves) {
 
 TEST_F(FaultRecoveryTest, BadRestartOptionsAreRefusedNamingTheFlags) {
   TrainOptions o = Options("bad", {});
-  o.task_wait_secs = -1;
+  o.supervision.task_wait_secs = -1;
   auto r = Train(o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
   EXPECT_NE(r.status().message().find("--task-wait >= 0 (got -1)"), std::string::npos) << r.status().ToString();
-  o.task_wait_secs = 60;
-  o.max_restarts = -2;
+  o.supervision.task_wait_secs = 60;
+  o.supervision.max_restarts = -2;
   r = Train(o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("--max-restarts must be >= 0 (got -2)"), std::string::npos)
@@ -185,8 +185,8 @@ TEST_F(FaultRecoveryTest, TrainingUnderChaosEndsWithTheVariablesOfTheRunWithout)
   EXPECT_EQ(kinds.size(), 4u) << "the seeds no longer draw every kind of fault";
   for (const auto& [seed, faults] : {std::pair<uint64_t, int>{5, 4}, {10, 4}}) {
     TrainOptions o = Options("chaos_" + std::to_string(seed), {});
-    o.chaos_seed = seed;
-    o.chaos_faults = faults;
+    o.supervision.chaos_seed = seed;
+    o.supervision.chaos_faults = faults;
     auto r = Train(o);
     ASSERT_TRUE(r.ok()) << "seed " << seed << ": " << r.status().ToString();
     EXPECT_EQ(r->faults_injected, faults) << "seed " << seed;
@@ -197,7 +197,7 @@ TEST_F(FaultRecoveryTest, TrainingUnderChaosEndsWithTheVariablesOfTheRunWithout)
 
 TEST_F(FaultRecoveryTest, ARunResumesFromItsNewestCheckpoint) {
   TrainOptions first = Options("resume", {});
-  first.max_steps = 60;
+  first.data.max_steps = 60;
   ASSERT_TRUE(Train(first).ok());
   auto rest = Train(Options("resume", {}));  // to 120, from 60
   ASSERT_TRUE(rest.ok()) << rest.status().ToString();
@@ -209,20 +209,20 @@ TEST_F(FaultRecoveryTest, ARunResumesFromItsNewestCheckpoint) {
 
 TEST_F(FaultRecoveryTest, CheckpointsByTimeKeepTheNewest) {
   TrainOptions o = Options("by_time", {});
-  o.max_steps = 40;
-  o.checkpoint_every_steps = 0;
-  o.checkpoint_every_secs = 0.001;  // after every step
-  o.checkpoint_keep = 3;
+  o.data.max_steps = 40;
+  o.supervision.checkpoint.every_steps = 0;
+  o.supervision.checkpoint.every_secs = 0.001;  // after every step
+  o.supervision.checkpoint.keep = 3;
   auto r = Train(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  auto steps = ListCheckpoints(o.checkpoint_dir);
+  auto steps = ListCheckpoints(o.supervision.checkpoint.dir);
   ASSERT_TRUE(steps.ok()) << steps.status().ToString();
   EXPECT_EQ(*steps, (std::vector<int64_t>{38, 39, 40}));
 }
 
 TEST_F(FaultRecoveryTest, TheRestartLimitEndsARunWhoseTaskKeepsDying) {
   TrainOptions o = Options("limit", {"kill:worker:1@step=30", "kill:worker:1@step=45"});
-  o.max_restarts = 1;
+  o.supervision.max_restarts = 1;
   auto r = Train(o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kAborted) << r.status().ToString();
@@ -235,10 +235,10 @@ TEST_F(FaultRecoveryTest, TheRestartLimitEndsARunWhoseTaskKeepsDying) {
 TEST_P(EveryOptimizerTest, DropoutDrawsTheSameMasksAfterARestore) {
   auto cnn = [&](const std::string& name, std::vector<std::string> faults) {
     TrainOptions o = Options(name, std::move(faults));
-    o.model = "cnn";
-    o.max_steps = 30;
-    o.train_limit = 3000;
-    o.checkpoint_every_steps = 10;
+    o.model.name = "cnn";
+    o.data.max_steps = 30;
+    o.data.train_limit = 3000;
+    o.supervision.checkpoint.every_steps = 10;
     return Train(o);
   };
   auto clean = cnn("cnn_clean", {});
@@ -267,8 +267,8 @@ TEST_F(FaultRecoveryTest, AnExternalClustersTaskIsWaitedForUntilItIsBack) {
   const std::string secret_file = dir_ + "/secret";
   std::ofstream(secret_file) << (*cluster)->secret() << "\n";
   TrainOptions o = Options("external", {});
-  o.cluster_file = (*cluster)->dir() + "/cluster.json";
-  o.secret_file = secret_file;
+  o.cluster.cluster_file = (*cluster)->dir() + "/cluster.json";
+  o.cluster.secret_file = secret_file;
   const std::string victim = TaskName("worker", 1);
   std::thread restarter;
   o.on_step = [&](const TrainProgress& p) {
