@@ -129,7 +129,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--checkpoint-keep", o.supervision.checkpoint.keep, "keep the newest N checkpoints");
   cmd->add_option("--fault", o.supervision.faults,
                   "inject a fault: kill:JOB:TASK@step=N, kill:JOB:TASK@checkpoint, drop:JOB:TASK@step=N, "
-                  "pause:JOB:TASK@step=N, crash:JOB:TASK@step=N, corrupt-latest-checkpoint@step=N (repeatable)");
+                  "pause:JOB:TASK@step=N, crash:JOB:TASK@step=N, corrupt-latest-checkpoint@step=N, "
+                  "crash-master@step=N (repeatable)");
   CLI::Option* chaos = cmd->add_option("--chaos", o.supervision.chaos_seed,
                                        "draw --chaos-faults random faults from this seed");
   CLI::Option* chaos_faults = cmd->add_option("--chaos-faults", o.supervision.chaos_faults,

@@ -6,8 +6,7 @@
 
 namespace tact::apps {
 
-FaultPlan::FaultPlan(LocalCluster* cluster, std::string checkpoint_dir, int pause_ms)
-    : cluster_(cluster), checkpoint_dir_(std::move(checkpoint_dir)), pause_ms_(pause_ms) {}
+FaultPlan::FaultPlan(FaultTarget target) : target_(std::move(target)) {}
 
 FaultPlan::~FaultPlan() { JoinKills(); }
 
@@ -15,8 +14,9 @@ Status FaultPlan::Init(const std::vector<std::string>& specs, uint64_t chaos_see
                        int64_t total_steps) {
   std::vector<std::string> all = specs;
   if (chaos_faults > 0) {
-    if (cluster_ == nullptr) return errors::InvalidArgument("--chaos needs a local cluster (--workers)");
-    for (std::string& f : ChaosFaults(chaos_seed, chaos_faults, cluster_->spec().Tasks(), total_steps)) {
+    if (target_.cluster == nullptr) return errors::InvalidArgument("--chaos needs a local cluster (--workers)");
+    for (std::string& f :
+         ChaosFaults(chaos_seed, chaos_faults, target_.cluster->spec().Tasks(), total_steps)) {
       all.push_back(std::move(f));
     }
   }
@@ -32,7 +32,7 @@ Status FaultPlan::InjectBefore(int64_t step) {
   for (const Fault& f : faults_) {
     if (f.at_checkpoint || f.step != step || done_.count(f.spec)) continue;
     done_.insert(f.spec);
-    TACT_RETURN_IF_ERROR(InjectFault(f, cluster_, checkpoint_dir_, pause_ms_));
+    TACT_RETURN_IF_ERROR(InjectFault(f, target_));
     ++injected_;
   }
   return Status::OK();
@@ -40,9 +40,9 @@ Status FaultPlan::InjectBefore(int64_t step) {
 
 void FaultPlan::StartCheckpointKills() {
   for (const Fault& f : faults_) {
-    if (!f.at_checkpoint || done_.count(f.spec) || cluster_ == nullptr) continue;
+    if (!f.at_checkpoint || done_.count(f.spec) || target_.cluster == nullptr) continue;
     done_.insert(f.spec);
-    kills_.emplace_back([cluster = cluster_, task = f.task] {
+    kills_.emplace_back([cluster = target_.cluster, task = f.task] {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
       (void)cluster->Signal(task, SIGKILL);
     });

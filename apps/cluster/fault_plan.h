@@ -2,8 +2,9 @@
 // cluster as the run goes: each before its step, or while the next
 // checkpoint is written. Holds the threads of the kills it times.
 //
-//   FaultPlan faults(cluster, checkpoint_dir, /*pause_ms=*/3000);
+//   FaultPlan faults({cluster, nullptr, checkpoint_dir});
 //   TACT_RETURN_IF_ERROR(faults.Init(specs, chaos_seed, chaos_faults, total_steps));
+//   ... once the session exists: faults.set_session(&session->session());
 //   session->set_before_save([&](int64_t) { faults.StartCheckpointKills(); });
 //   ... before each step: TACT_RETURN_IF_ERROR(faults.InjectBefore(step));
 #pragma once
@@ -20,9 +21,10 @@ namespace tact::apps {
 
 class FaultPlan {
  public:
-  // `cluster` may be null (a run in one process, or on someone else's
-  // cluster): then only checkpoint corruptions can be injected.
-  FaultPlan(LocalCluster* cluster, std::string checkpoint_dir, int pause_ms);
+  // target.cluster may be null (a run in one process, or on someone else's
+  // cluster): then only checkpoint corruptions and master crashes can be
+  // injected.
+  explicit FaultPlan(FaultTarget target);
   ~FaultPlan();
   FaultPlan(const FaultPlan&) = delete;
   FaultPlan& operator=(const FaultPlan&) = delete;
@@ -38,14 +40,13 @@ class FaultPlan {
   // checkpoint is written.
   void StartCheckpointKills();
 
+  void set_session(Session* session) { target_.session = session; }
   int injected() const { return injected_; }
 
  private:
   void JoinKills();
 
-  LocalCluster* cluster_;
-  std::string checkpoint_dir_;
-  int pause_ms_;
+  FaultTarget target_;
   std::vector<Fault> faults_;
   std::set<std::string> done_;  // faults injected, by spec
   std::vector<std::thread> kills_;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 
+#include "actors/session.h"
 #include "checkpoint/checkpoint.h"
 
 namespace tact::apps {
@@ -15,7 +16,8 @@ StatusOr<Fault> ParseFault(const std::string& spec) {
   auto bad = [&](const std::string& why) {
     return errors::InvalidArgument("--fault '", spec, "': ", why,
                                    " (kill:JOB:TASK@step=N, drop:JOB:TASK@step=N, pause:JOB:TASK@step=N, "
-                                   "crash:JOB:TASK@step=N or corrupt-latest-checkpoint@step=N)");
+                                   "crash:JOB:TASK@step=N, corrupt-latest-checkpoint@step=N or "
+                                   "crash-master@step=N)");
   };
   const size_t at = spec.find('@');
   if (at == std::string::npos) return bad("no @step=N or @checkpoint");
@@ -36,6 +38,10 @@ StatusOr<Fault> ParseFault(const std::string& spec) {
   if (f.at_checkpoint && what.compare(0, 5, "kill:") != 0) return bad("only kill can happen @checkpoint");
   if (what == "corrupt-latest-checkpoint") {
     f.kind = Fault::Kind::kCorruptLatestCheckpoint;
+    return f;
+  }
+  if (what == "crash-master") {
+    f.kind = Fault::Kind::kCrashMaster;
     return f;
   }
   const size_t c1 = what.find(':'), c2 = what.find(':', c1 + 1);
@@ -112,9 +118,16 @@ Status CorruptLatest(const std::string& dir) {
 
 }  // namespace
 
-Status InjectFault(const Fault& fault, LocalCluster* cluster, const std::string& checkpoint_dir,
-                   int pause_ms) {
-  if (fault.kind == Fault::Kind::kCorruptLatestCheckpoint) return CorruptLatest(checkpoint_dir);
+Status InjectFault(const Fault& fault, const FaultTarget& target) {
+  if (fault.kind == Fault::Kind::kCorruptLatestCheckpoint) return CorruptLatest(target.checkpoint_dir);
+  if (fault.kind == Fault::Kind::kCrashMaster) {
+    if (target.session == nullptr) {
+      return errors::FailedPrecondition("--fault '", fault.spec, "' needs a session");
+    }
+    CrashMaster(*target.session);
+    return Status::OK();
+  }
+  LocalCluster* cluster = target.cluster;
   if (cluster == nullptr) {
     return errors::FailedPrecondition("--fault '", fault.spec, "' needs a local cluster (--workers)");
   }
@@ -124,10 +137,11 @@ Status InjectFault(const Fault& fault, LocalCluster* cluster, const std::string&
     case Fault::Kind::kDrop:
       return cluster->Signal(fault.task, SIGUSR1);
     case Fault::Kind::kPause:
-      return cluster->Pause(fault.task, pause_ms);
+      return cluster->Pause(fault.task, target.pause_ms);
     case Fault::Kind::kCrash:
       return cluster->Signal(fault.task, SIGUSR2);
     case Fault::Kind::kCorruptLatestCheckpoint:
+    case Fault::Kind::kCrashMaster:
       break;
   }
   return Status::OK();

@@ -16,6 +16,9 @@
 //   corrupt-latest-checkpoint@step=300
 //                               bytes of the newest checkpoint's first shard
 //                               flipped, so that restoring must fall back
+//   crash-master@step=250       the session's master actor ends as a bug
+//                               would (CrashMaster, actors/session.h): its
+//                               supervisor starts another
 #pragma once
 
 #include <cstdint>
@@ -25,12 +28,16 @@
 #include "apps/cluster/local_cluster.h"
 #include "graph/status.h"
 
+namespace tact {
+class Session;
+}  // namespace tact
+
 namespace tact::apps {
 
 struct Fault {
-  enum class Kind { kKill, kDrop, kPause, kCrash, kCorruptLatestCheckpoint };
+  enum class Kind { kKill, kDrop, kPause, kCrash, kCorruptLatestCheckpoint, kCrashMaster };
   Kind kind = Kind::kKill;
-  std::string task;  // "/job:worker/replica:0/task:1" (all but corrupt-latest-checkpoint)
+  std::string task;  // "/job:worker/replica:0/task:1" (kill, drop, pause and crash)
   int64_t step = 0;  // injected before this step runs
   bool at_checkpoint = false;  // instead: while the next checkpoint is written
   std::string spec;  // as given, for messages
@@ -45,9 +52,17 @@ StatusOr<Fault> ParseFault(const std::string& spec);
 std::vector<std::string> ChaosFaults(uint64_t seed, int count, const std::vector<std::string>& tasks,
                                      int64_t steps);
 
-// Does `fault` to `cluster` (and `checkpoint_dir`). A pause returns at
-// once; the stopped process is resumed `pause_ms` later.
-Status InjectFault(const Fault& fault, LocalCluster* cluster, const std::string& checkpoint_dir,
-                   int pause_ms);
+// What faults are done to; each kind needs only its own part.
+struct FaultTarget {
+  LocalCluster* cluster = nullptr;  // kill, drop, pause, crash
+  Session* session = nullptr;       // crash-master
+  std::string checkpoint_dir;       // corrupt-latest-checkpoint
+  int pause_ms = 3000;              // how long a paused process stays stopped
+};
+
+// Does `fault` to `target`: FailedPrecondition, naming the fault, when the
+// part it needs is missing. A pause returns at once; the stopped process
+// is resumed pause_ms later.
+Status InjectFault(const Fault& fault, const FaultTarget& target);
 
 }  // namespace tact::apps

@@ -228,12 +228,13 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   if (opt.data.max_steps > 0 && opt.data.max_steps < total) total = opt.data.max_steps;
 
   TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
-  FaultPlan faults(place.local_cluster.get(), sv.checkpoint.dir, kPauseMs);
+  FaultPlan faults({place.local_cluster.get(), nullptr, sv.checkpoint.dir, kPauseMs});
   TACT_RETURN_IF_ERROR(faults.Init(sv.faults, sv.chaos_seed, sv.chaos_faults, total));
   // Checkpointing, restoring and recovering are the session's
   // (actors/supervised_session.h); the loop only feeds the step it names.
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<SupervisedSession> supervised,
                         SupervisedSession::Create(place.options, place.graph.def, place.graph.init_op));
+  faults.set_session(&supervised->session());
   supervised->set_before_save([&faults](int64_t) { faults.StartCheckpointKills(); });
   Session& session = supervised->session();
   const ReplicatedTrainGraph& g = place.graph;

@@ -109,7 +109,7 @@ StatusOr<RunResult> Train(const Model& m, const std::string& tact_binary, const 
     if (!fault.empty() && !injected && session->step() == fault_step) {
       injected = true;
       TACT_ASSIGN_OR_RETURN(apps::Fault f, apps::ParseFault(fault));
-      TACT_RETURN_IF_ERROR(apps::InjectFault(f, cluster.get(), checkpoint_dir, /*pause_ms=*/0));
+      TACT_RETURN_IF_ERROR(apps::InjectFault(f, {cluster.get(), &session->session(), checkpoint_dir}));
     }
     TACT_ASSIGN_OR_RETURN(SupervisedStepResult step,
                           session->RunStep(Batch(m, session->step()), {m.loss}, {m.train}));

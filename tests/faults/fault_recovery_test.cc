@@ -91,6 +91,9 @@ TEST_P(EveryOptimizerTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
       // Killed while writing its shard of the first checkpoint: no
       // half-written checkpoint is ever read, and the run goes on.
       {"ps_killed_at_checkpoint", {"kill:ps:0@checkpoint"}, 1},
+      // The session's master ends as a bug would: its supervisor starts
+      // another, which registers the partitions again.
+      {"master_crashed", {"crash-master@step=70"}, 1},
   };
   for (const auto& c : cases) {
     auto r = Train(Options(c.name, c.faults));
@@ -118,6 +121,7 @@ TEST(FaultSpecTest, EveryKindParsesAndBadSpecsNameThemselves) {
   ASSERT_TRUE(at_checkpoint.ok());
   EXPECT_TRUE(at_checkpoint->at_checkpoint);
   EXPECT_EQ(ParseFault("drop:ps:0@step=2")->kind, Fault::Kind::kDrop);
+  EXPECT_EQ(ParseFault("crash-master@step=3")->kind, Fault::Kind::kCrashMaster);
   EXPECT_EQ(ParseFault("pause:worker:0@step=3")->kind, Fault::Kind::kPause);
   EXPECT_EQ(ParseFault("crash:worker:0@step=4")->kind, Fault::Kind::kCrash);
   EXPECT_EQ(ParseFault("corrupt-latest-checkpoint@step=300")->kind, Fault::Kind::kCorruptLatestCheckpoint);
