@@ -202,8 +202,7 @@ struct MasterOptions {
   bool allow_soft_placement = false;
   bool schedule_recvs = false;
   bool lossy_float_transfer = false;
-  // Told of every task lost and attached again (actors/supervisor.h); none
-  // for a local session.
+  // Told of every task lost and attached again (actors/supervisor.h).
   caf::actor supervisor;
   // SupervisionOptions' callbacks of the same names.
   std::function<void(const std::string& task, const Status& why)> on_task_lost;

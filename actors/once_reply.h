@@ -2,9 +2,10 @@
 // ExtendCall). If the call is destroyed unanswered (the master that held
 // it ended without answering, say on a bug), it answers Unavailable then,
 // so that no client waits for ever; the session's supervisor starts a new
-// master, so the call may be tried again (actors/supervisor.h). Two threads may answer at once (a Run's
-// answer races from a tensor link's reader and from the master,
-// actors/master_links.h): the first wins, the other is ignored.
+// master, so the call may be tried again (actors/supervisor.h). Two
+// threads may answer at once (a Run's answer races from a tensor link's
+// reader and from the master, actors/master_links.h): the first wins, the
+// other is ignored.
 #pragma once
 
 #include <atomic>

@@ -115,7 +115,10 @@ class ActorSession final : public Session {
     Close();
     // The actor system waits for every actor, the detached supervisor's
     // thread for its last handle to go: drop the session's.
-    master_options_ = MasterOptions();
+    {
+      std::lock_guard<std::mutex> lock(restart_mu_);
+      master_options_ = MasterOptions();
+    }
     master_->Set(caf::actor());
     system_.reset();  // waits for the actors to end
     if (links_ != nullptr) links_->SetOnStepDone(nullptr);  // it holds the master
@@ -131,7 +134,7 @@ class ActorSession final : public Session {
     call->reply = [latch](Status s) { latch->Set(std::move(s)); };
     // Held while the master extends, so that a restarted master gets the
     // graph with or without this part, never half of it.
-    std::lock_guard<std::mutex> lock(extended_mu_);
+    std::lock_guard<std::mutex> lock(restart_mu_);
     caf::anon_send(master, std::move(call));
     Status s = latch->Wait();
     if (s.ok()) extended_.nodes.insert(extended_.nodes.end(), graph.nodes.begin(), graph.nodes.end());
@@ -215,6 +218,7 @@ class ActorSession final : public Session {
     caf::actor supervisor = SpawnSupervisor(
         *system_, options.supervision,
         MasterRestart{[this] { return SpawnMaster(); }, [handle = master_](Status why) { handle->Fail(why); }});
+    std::unique_lock<std::mutex> lock(restart_mu_);
     MasterOptions& master = master_options_;
     master.supervisor = supervisor;
     master.task_wait_ms = options.supervision.task_wait_ms;
@@ -230,6 +234,7 @@ class ActorSession final : public Session {
     master.schedule_recvs = options.schedule_recvs;
     master.lossy_float_transfer = options.lossy_float_transfer;
     master.links = links_;
+    lock.unlock();
     Supervise(supervisor, SpawnMaster());
   }
 
@@ -237,18 +242,16 @@ class ActorSession final : public Session {
   // made the one the client's calls go to; on the supervisor's thread when
   // it restarts one. None once the session is closed.
   caf::actor SpawnMaster() {
+    std::lock_guard<std::mutex> lock(restart_mu_);
     if (closed_) return caf::actor();
     caf::actor master = tact::SpawnMaster(*system_, master_options_);
-    {
-      std::lock_guard<std::mutex> lock(extended_mu_);
-      if (!extended_.nodes.empty()) {
-        // Extended before any Run reaches it (one sender's messages keep
-        // their order); it was valid before, so it is now.
-        auto call = std::make_shared<ExtendCall>();
-        call->graph = extended_;
-        call->reply = [](Status) {};
-        caf::anon_send(master, std::move(call));
-      }
+    if (!extended_.nodes.empty()) {
+      // Extended before any Run reaches it (one sender's messages keep
+      // their order); it was valid before, so it is now.
+      auto call = std::make_shared<ExtendCall>();
+      call->graph = extended_;
+      call->reply = [](Status) {};
+      caf::anon_send(master, std::move(call));
     }
     if (links_ != nullptr) {
       links_->SetOnStepDone([master](WireStepDone done) { caf::anon_send(master, std::move(done)); });
@@ -267,10 +270,11 @@ class ActorSession final : public Session {
   std::vector<caf::actor> device_actors_;  // one per device
   std::string link_key_;                // a cluster's, without TLS
   std::shared_ptr<MasterLinks> links_;  // with it
-  MasterOptions master_options_;
   std::shared_ptr<MasterHandle> master_ = std::make_shared<MasterHandle>();
-  // The graph every Extend added, for a restarted master.
-  std::mutex extended_mu_;
+  // What a restarted master is started with: the options, and the graph
+  // every Extend added.
+  std::mutex restart_mu_;
+  MasterOptions master_options_;
   GraphDef extended_;
   std::atomic<bool> closed_{false};
   std::atomic<int> in_flight_{0};

@@ -1,5 +1,5 @@
-// How a cluster session brings lost tasks back (actors/supervisor.h; paper
-// 3.3), and how a supervised session checkpoints and restores the variables
+// How a session brings lost tasks and a dead master back
+// (actors/supervisor.h; paper 3.3), and how a supervised session checkpoints and restores the variables
 // (actors/supervised_session.h). A task is lost when its connection breaks
 // or it misses a health ping: the steps it takes part in fail, the master
 // tries its address with backoff and attaches the process that answers
@@ -32,9 +32,9 @@ struct SupervisionOptions {
   // it started a new process. Empty: the tasks are someone else's and come
   // back by themselves.
   std::function<bool(const std::string& task, std::chrono::milliseconds lost_for)> restart_task;
-  // More than this many task losses within restart_window_secs end the
-  // session's use of the cluster: every Run then fails with Aborted,
-  // naming the last loss. Negative: no limit.
+  // More than this many restarts (task losses and master restarts) within
+  // restart_window_secs end the session's use of the cluster: every Run
+  // then fails with Aborted, naming the last failure. Negative: no limit.
   int max_restarts = -1;
   double restart_window_secs = 60;
   // How long a Run that needs a lost task waits for it to be attached
