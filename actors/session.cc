@@ -217,7 +217,8 @@ class ActorSession final : public Session {
                    int64_t health_interval_ms, int64_t health_timeout_ms) {
     caf::actor supervisor = SpawnSupervisor(
         *system_, options.supervision,
-        MasterRestart{[this] { return SpawnMaster(); }, [handle = master_](Status why) { handle->Fail(why); }});
+        MasterRestart{[this] { return SpawnMaster(); },
+                      [handle = master_](Status why) { handle->Fail(std::move(why)); }});
     std::unique_lock<std::mutex> lock(restart_mu_);
     MasterOptions& master = master_options_;
     master.supervisor = supervisor;

@@ -14,7 +14,9 @@ Status FaultPlan::Init(const std::vector<std::string>& specs, uint64_t chaos_see
                        int64_t total_steps) {
   std::vector<std::string> all = specs;
   if (chaos_faults > 0) {
-    if (target_.cluster == nullptr) return errors::InvalidArgument("--chaos needs a local cluster (--workers)");
+    if (target_.cluster == nullptr) {
+      return errors::InvalidArgument("--chaos needs a local cluster (--workers)");
+    }
     for (std::string& f :
          ChaosFaults(chaos_seed, chaos_faults, target_.cluster->spec().Tasks(), total_steps)) {
       all.push_back(std::move(f));

@@ -144,9 +144,11 @@ int main(int argc, char** argv) {
   if (!model.ok()) return Fail(model.status());
   StatusOr<RunResult> clean = Train(*model, tact_binary, std::string(dir) + "/clean", "", 0);
   if (!clean.ok()) return Fail(clean.status());
-  std::printf("fault-free run: %lld steps, last loss %.5f\n", static_cast<long long>(kSteps), clean->last_loss);
+  std::printf("fault-free run: %lld steps, last loss %.5f\n", static_cast<long long>(kSteps),
+              clean->last_loss);
 
-  StatusOr<RunResult> faulted = Train(*model, tact_binary, std::string(dir) + "/faulted", "kill:ps:0@step=23", 23);
+  StatusOr<RunResult> faulted =
+      Train(*model, tact_binary, std::string(dir) + "/faulted", "kill:ps:0@step=23", 23);
   if (!faulted.ok()) return Fail(faulted.status());
   for (const RecoveryEvent& e : faulted->recoveries) {
     std::printf("step %lld failed (%s)\n  resumed from the checkpoint of step %lld: %lld steps lost, "

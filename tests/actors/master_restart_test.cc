@@ -33,7 +33,8 @@ Counter BuildCounter() {
 
 // The first Runs after a crash may still reach the old master (the crash
 // is a message too) and fail with Unavailable; a new master answers soon.
-StatusOr<std::vector<Tensor>> RunUntilAnswered(Session& s, const std::vector<std::pair<std::string, Tensor>>& feeds,
+StatusOr<std::vector<Tensor>> RunUntilAnswered(Session& s,
+                                               const std::vector<std::pair<std::string, Tensor>>& feeds,
                                                const std::vector<std::string>& fetches) {
   StatusOr<std::vector<Tensor>> out = errors::Internal("not run");
   for (int i = 0; i < 200; ++i) {
@@ -51,7 +52,9 @@ TEST(MasterRestartTest, ACrashedMasterIsReplacedAndTheSessionGoesOnWithItsGraphA
   Session& session = **s;
   ASSERT_TRUE(session.Extend(c.def).ok());
   ASSERT_TRUE(session.Run({}, {}, {c.init}).ok());
-  for (int k = 1; k <= 3; ++k) ASSERT_TRUE(session.Run({{"x:0", Tensor::Scalar<float>(k)}}, {c.add}, {}).ok());
+  for (int k = 1; k <= 3; ++k) {
+    ASSERT_TRUE(session.Run({{"x:0", Tensor::Scalar<float>(k)}}, {c.add}, {}).ok());
+  }
 
   for (int crash = 0; crash < 2; ++crash) {
     CrashMaster(session);

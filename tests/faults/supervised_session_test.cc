@@ -46,7 +46,8 @@ Regression BuildRegression(bool on_cluster) {
   Output x = Placeholder(worker.WithOpName("x"), DT_FLOAT);
   Output y = Placeholder(worker.WithOpName("y"), DT_FLOAT);
   Output err = Sub(worker, Add(worker, MatMul(worker, x, w), b), y);
-  Output loss = Mean(worker.WithOpName("loss"), Square(worker, err), Const(worker, Tensor::FromVector<int32_t>({0, 1}, TensorShape({2}))));
+  Output axes = Const(worker, Tensor::FromVector<int32_t>({0, 1}));
+  Output loss = Mean(worker.WithOpName("loss"), Square(worker, err), axes);
   std::vector<Output> grads;
   EXPECT_TRUE(AddSymbolicGradients(worker, {loss}, {w, b}, {}, &grads).ok());
   auto train = ApplyGradients(ps, Optimizer::Adam(0.1), {{grads[0], w}, {grads[1], b}}, step, false);
