@@ -137,6 +137,15 @@ class SupervisedSessionTest : public ::testing::Test {
     return events;
   }
 
+  // w after a run without faults on a cluster of its own.
+  Tensor TrainClean(const Regression& g) {
+    Tensor w;
+    auto s = Start("clean", g);
+    EXPECT_NE(s, nullptr);
+    if (s != nullptr) EXPECT_TRUE(Train(*s, g, [](int64_t) {}, &w).empty());
+    return w;
+  }
+
   std::string dir_;
   std::unique_ptr<apps::LocalCluster> cluster_;
   float first_loss_ = 0, last_loss_ = 0;
@@ -184,12 +193,8 @@ TEST_F(SupervisedSessionTest, AKilledTaskIsRestoredFromTheNewestCheckpointAndThe
 
 TEST_F(SupervisedSessionTest, AKillWhileACheckpointIsWrittenFallsBackToTheOneBefore) {
   const Regression g = BuildRegression(true);
-  Tensor clean_w, faulted_w;
-  {
-    auto s = Start("clean", g);
-    ASSERT_NE(s, nullptr);
-    Train(*s, g, [](int64_t) {}, &clean_w);
-  }
+  const Tensor clean_w = TrainClean(g);
+  Tensor faulted_w;
   auto s = Start("killed", g);
   ASSERT_NE(s, nullptr);
   bool killed = false;
@@ -210,12 +215,8 @@ TEST_F(SupervisedSessionTest, AKillWhileACheckpointIsWrittenFallsBackToTheOneBef
 // session restores them as after a lost task.
 TEST_F(SupervisedSessionTest, ATaskBackWithoutItsVariablesIsRestoredLikeALostOne) {
   const Regression g = BuildRegression(true);
-  Tensor clean_w, faulted_w;
-  {
-    auto s = Start("clean", g);
-    ASSERT_NE(s, nullptr);
-    Train(*s, g, [](int64_t) {}, &clean_w);
-  }
+  const Tensor clean_w = TrainClean(g);
+  Tensor faulted_w;
   std::atomic<int> back{0};
   auto s = Start("restarted", g, [&back](const std::string&) { ++back; });
   ASSERT_NE(s, nullptr);
@@ -239,12 +240,8 @@ TEST_F(SupervisedSessionTest, ATaskBackWithoutItsVariablesIsRestoredLikeALostOne
 // dropped fails, and the session recovers from it like from a lost task.
 TEST_F(SupervisedSessionTest, ACrashedMasterIsRestartedAndTheRunEndsAsWithout) {
   const Regression g = BuildRegression(true);
-  Tensor clean_w, faulted_w;
-  {
-    auto s = Start("clean", g);
-    ASSERT_NE(s, nullptr);
-    Train(*s, g, [](int64_t) {}, &clean_w);
-  }
+  const Tensor clean_w = TrainClean(g);
+  Tensor faulted_w;
   auto s = Start("crashed", g);
   ASSERT_NE(s, nullptr);
   std::set<int64_t> crashed;
