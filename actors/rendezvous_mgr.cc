@@ -32,6 +32,10 @@ class StepRendezvous final : public Rendezvous {
     table_->StartAbort(status);
     endpoints_->Abort(step_id_, status);
   }
+  uint64_t AddAbortCallback(AbortCallback on_abort) override {
+    return table_->AddAbortCallback(std::move(on_abort));
+  }
+  void RemoveAbortCallback(uint64_t token) override { table_->RemoveAbortCallback(token); }
 
  private:
   std::shared_ptr<Rendezvous> table_;

@@ -1,6 +1,7 @@
 #include "kernels/rendezvous.h"
 
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -87,6 +88,7 @@ class LocalRendezvous final : public Rendezvous {
 
   void StartAbort(const Status& status) override {
     std::vector<DoneCallback> waiters;
+    std::map<uint64_t, AbortCallback> on_abort;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!abort_.ok()) return;
@@ -96,8 +98,29 @@ class LocalRendezvous final : public Rendezvous {
         slot.waiter = nullptr;
         slot.value = Tensor();
       }
+      on_abort.swap(on_abort_);
     }
     for (auto& w : waiters) w(abort_, Tensor());
+    for (auto& [token, cb] : on_abort) cb(abort_);
+  }
+
+  uint64_t AddAbortCallback(AbortCallback on_abort) override {
+    Status aborted;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (abort_.ok()) {
+        on_abort_.emplace(next_token_, std::move(on_abort));
+        return next_token_++;
+      }
+      aborted = abort_;
+    }
+    on_abort(aborted);
+    return 0;
+  }
+
+  void RemoveAbortCallback(uint64_t token) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    on_abort_.erase(token);
   }
 
  private:
@@ -110,6 +133,8 @@ class LocalRendezvous final : public Rendezvous {
   std::mutex mu_;
   std::unordered_map<std::string, Slot> table_;
   Status abort_;
+  std::map<uint64_t, AbortCallback> on_abort_;
+  uint64_t next_token_ = 1;  // 0: a callback that ran at once
 };
 
 }  // namespace

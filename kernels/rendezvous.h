@@ -10,6 +10,7 @@
 // Thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -38,6 +39,16 @@ class Rendezvous {
   virtual void RecvAsync(const std::string& key, DoneCallback done) = 0;
   // Fails every waiting and future Recv and Send with `status` (not OK).
   virtual void StartAbort(const Status& status) = 0;
+
+  // Kernels that wait on something else than the rendezvous (a queue's
+  // Dequeue) are told of the step's abort here, so that an aborted step
+  // does not wait for ever: `on_abort` runs once, with the abort status,
+  // when the step is aborted (at once, on this thread, if it already is),
+  // unless it was removed first. Returns the token to remove it with.
+  using AbortCallback = std::function<void(const Status& status)>;
+  virtual uint64_t AddAbortCallback(AbortCallback on_abort) = 0;
+  // After this returns, the callback does not run (it may be running now).
+  virtual void RemoveAbortCallback(uint64_t token) = 0;
 
   // Blocks until the tensor for `key` arrives or the rendezvous is aborted.
   // For clients and tests; kernels use RecvAsync.

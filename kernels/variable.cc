@@ -1,35 +1,12 @@
 #include "kernels/variable.h"
 
+#include "kernels/resource_ref.h"
+
 namespace tact {
-namespace {
 
-// The buffer of a ref tensor: it owns the Var, and data() points at the
-// buffer itself so the tensor has a non-null address.
-class RefBuffer final : public TensorBuffer {
- public:
-  explicit RefBuffer(std::shared_ptr<Var> var) : var_(std::move(var)) {}
-  void* data() const override { return const_cast<RefBuffer*>(this); }
-  size_t size() const override { return 0; }
-  const std::shared_ptr<Var>& var() const { return var_; }
+Tensor MakeRefTensor(std::shared_ptr<Var> var) { return MakeResourceRef(std::move(var)); }
 
- private:
-  std::shared_ptr<Var> var_;
-};
-
-}  // namespace
-
-Tensor MakeRefTensor(std::shared_ptr<Var> var) {
-  return Tensor(DT_RESOURCE, TensorShape(), std::make_shared<RefBuffer>(std::move(var)));
-}
-
-StatusOr<std::shared_ptr<Var>> VarFromRef(const Tensor& t) {
-  auto* buf = t.dtype() == DT_RESOURCE ? dynamic_cast<RefBuffer*>(t.buffer().get()) : nullptr;
-  if (buf == nullptr) {
-    return errors::InvalidArgument("expected a variable reference, got a ",
-                                   DataTypeString(t.dtype()), " tensor");
-  }
-  return buf->var();
-}
+StatusOr<std::shared_ptr<Var>> VarFromRef(const Tensor& t) { return ResourceFromRefAs<Var>(t, "a variable"); }
 
 StatusOr<Tensor> ReadVariable(const Tensor& ref) {
   TACT_ASSIGN_OR_RETURN(std::shared_ptr<Var> var, VarFromRef(ref));

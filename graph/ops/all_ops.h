@@ -3,6 +3,7 @@
 
 #include "graph/ops/array_ops.h"
 #include "graph/ops/core_ops.h"
+#include "graph/ops/data_flow_ops.h"
 #include "graph/ops/fill_ops.h"
 #include "graph/ops/math_ops.h"
 #include "graph/ops/matmul_ops.h"

@@ -1,0 +1,161 @@
+// Queues as a user meets them (paper 4.6): built with the builder API, fed
+// by one session and drained by another through a shared container, with
+// Dequeues that wait without holding a thread and end when the queue is
+// closed, the step times out or the session closes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "actors/session.h"
+#include "graph/ops/all_ops.h"
+#include "kernels/resource_mgr.h"
+
+namespace tact {
+namespace {
+
+// A float queue "q" in `container`, with "enqueue" (of x), "dequeue:0",
+// "size:0" and "close".
+GraphDef QueueGraph(const std::string& container, int64_t capacity = -1) {
+  Scope s = Scope::NewRootScope();
+  Output q = FIFOQueue(s.WithOpName("q"), {DT_FLOAT}, {PartialTensorShape({})}, capacity, container);
+  Output x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  QueueEnqueue(s.WithOpName("enqueue"), q, {x});
+  QueueDequeue(s.WithOpName("dequeue"), q, {DT_FLOAT});
+  QueueSize(s.WithOpName("size"), q);
+  QueueClose(s.WithOpName("close"), q);
+  auto def = s.ToGraphDef();
+  EXPECT_TRUE(def.ok()) << def.status().ToString();
+  return *def;
+}
+
+std::unique_ptr<Session> Open(const GraphDef& g, SessionOptions o = {}) {
+  auto s = Session::Create(o);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE((*s)->Extend(g).ok());
+  return std::move(*s);
+}
+
+Status Enqueue(Session& s, float v) {
+  return s.Run({{"x:0", Tensor::Scalar<float>(v)}}, {}, {"enqueue"}).status();
+}
+
+class QueueSessionTest : public ::testing::Test {
+ protected:
+  // Each test its own container: containers are process-wide.
+  void SetUp() override {
+    container_ = std::string("queue_test_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+  void TearDown() override { ResourceMgr::Global()->Reset(container_); }
+  std::string container_;
+};
+
+TEST_F(QueueSessionTest, OneSessionFeedsWhatAnotherDrainsInOrderWhileItsDequeuesWait) {
+  const GraphDef g = QueueGraph(container_);
+  SessionOptions one_thread;
+  one_thread.intra_op_threads = 1;
+  auto producer = Open(g), consumer = Open(g, one_thread);
+  // The consumer waits first, in four Runs at once: none holds a thread of
+  // the single-threaded device while it waits.
+  std::vector<float> got(4, -1);
+  std::vector<std::thread> waiting;
+  for (int k = 0; k < 4; ++k) {
+    waiting.emplace_back([&, k] {
+      auto out = consumer->Run({}, {"dequeue:0"}, {});
+      if (out.ok()) got[k] = (*out)[0].scalar<float>();
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (int k = 0; k < 10; ++k) ASSERT_TRUE(Enqueue(*producer, static_cast<float>(k)).ok());
+  for (auto& t : waiting) t.join();
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<float>{0, 1, 2, 3}));
+  auto size = consumer->Run({}, {"size:0"}, {});
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ((*size)[0].scalar<int32_t>(), 6);
+  for (int k = 4; k < 10; ++k) {
+    auto out = consumer->Run({}, {"dequeue:0"}, {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ((*out)[0].scalar<float>(), static_cast<float>(k));
+  }
+}
+
+TEST_F(QueueSessionTest, AClosedQueueDrainsThenEndsTheInputWithOutOfRangeNamingTheNode) {
+  auto s = Open(QueueGraph(container_));
+  for (int k = 0; k < 3; ++k) ASSERT_TRUE(Enqueue(*s, static_cast<float>(k)).ok());
+  ASSERT_TRUE(s->Run({}, {}, {"close"}).ok());
+  for (int k = 0; k < 3; ++k) ASSERT_TRUE(s->Run({}, {"dequeue:0"}, {}).ok());
+  auto end = s->Run({}, {"dequeue:0"}, {});
+  ASSERT_FALSE(end.ok());
+  EXPECT_EQ(end.status().code(), Code::kOutOfRange) << end.status().ToString();
+  EXPECT_NE(end.status().message().find("dequeue"), std::string::npos) << end.status().ToString();
+  Status late = Enqueue(*s, 9);
+  EXPECT_EQ(late.code(), Code::kCancelled) << late.ToString();
+}
+
+TEST_F(QueueSessionTest, AStepWaitingOnAnEmptyQueueEndsAtItsTimeoutAndTheSessionGoesOn) {
+  SessionOptions o;
+  o.operation_timeout_ms = 200;
+  auto s = Open(QueueGraph(container_), o);
+  const auto start = std::chrono::steady_clock::now();
+  auto out = s->Run({}, {"dequeue:0"}, {});
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kDeadlineExceeded) << out.status().ToString();
+  EXPECT_LT(waited, 5.0);
+  // The aborted wait took nothing: the next element goes to the next Run.
+  ASSERT_TRUE(Enqueue(*s, 5).ok());
+  auto next = s->Run({}, {"dequeue:0"}, {});
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  EXPECT_EQ((*next)[0].scalar<float>(), 5.0f);
+}
+
+TEST_F(QueueSessionTest, ClosingTheSessionEndsADequeueThatWaits) {
+  auto s = Open(QueueGraph(container_));
+  Status status;
+  std::thread waiting([&] { status = s->Run({}, {"dequeue:0"}, {}).status(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(s->Close().ok());
+  waiting.join();
+  EXPECT_EQ(status.code(), Code::kCancelled) << status.ToString();
+}
+
+TEST_F(QueueSessionTest, AFullQueuesEnqueueWaitsUntilAnotherSessionMakesRoom) {
+  const GraphDef g = QueueGraph(container_, /*capacity=*/2);
+  auto producer = Open(g), consumer = Open(g);
+  ASSERT_TRUE(Enqueue(*producer, 1).ok());
+  ASSERT_TRUE(Enqueue(*producer, 2).ok());
+  Status third = errors::Internal("not run");
+  std::thread blocked([&] { third = Enqueue(*producer, 3); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto size = consumer->Run({}, {"size:0"}, {});
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ((*size)[0].scalar<int32_t>(), 2);  // the third still waits
+  auto first = consumer->Run({}, {"dequeue:0"}, {});
+  ASSERT_TRUE(first.ok());
+  blocked.join();
+  EXPECT_TRUE(third.ok()) << third.ToString();
+  for (float want : {2.0f, 3.0f}) {
+    auto out = consumer->Run({}, {"dequeue:0"}, {});
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ((*out)[0].scalar<float>(), want);
+  }
+}
+
+TEST_F(QueueSessionTest, AnEnqueueOfTheWrongKindIsRefusedNamingTheNodeAndTheSessionGoesOn) {
+  auto s = Open(QueueGraph(container_));
+  auto bad = s->Run({{"x:0", Tensor::FromVector<float>({1, 2})}}, {}, {"enqueue"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("enqueue"), std::string::npos) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("shape"), std::string::npos) << bad.status().ToString();
+  ASSERT_TRUE(Enqueue(*s, 4).ok());
+  auto out = s->Run({}, {"dequeue:0"}, {});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)[0].scalar<float>(), 4.0f);
+}
+
+}  // namespace
+}  // namespace tact
