@@ -42,6 +42,17 @@ struct PendingStep {
   std::map<std::string, Tensor> fetched;  // by "node:port"
 };
 
+// One try at attaching the process that answers at a lost task's address,
+// from its connection to the last answer (actors/master_tasks.cc). It ends
+// once: attached, failed (a request's error or timeout), or cut (the
+// connection to the process broke).
+struct AttachTry {
+  std::string task;
+  int attempt = 0;  // of the backoff (kReattachOnce: the supervisor's)
+  bool ended = false;
+  bool attaching = false;  // it holds the task's entry in `attaching`
+};
+
 // A Run that needs a lost task, waiting for it to be attached again.
 struct ParkedRun {
   std::shared_ptr<RunCall> call;
@@ -64,6 +75,10 @@ struct MasterState {
   std::map<std::string, caf::actor> tasks;   // remote tasks, watched for health
   std::map<std::string, Status> lost_tasks;  // and why each was lost
   std::set<std::string> attaching;           // lost tasks being attached now
+  // The tries under way, by the actor of the process each talks to, which
+  // they monitor: a connection cut fails no request in flight, so its down
+  // message ends them.
+  std::multimap<caf::actor_addr, std::shared_ptr<AttachTry>> tries;
   std::map<std::string, uint64_t> attachments;  // times each was attached again
   uint64_t health_sequence = 0;
   // Partition handles are unique per master ("partition_<master>_<n>"),

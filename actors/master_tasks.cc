@@ -26,12 +26,29 @@ void ScheduleReattach(Self* self, const std::string& task, int attempt) {
   self->delayed_send(self, delay, reattach_atom::value, task, attempt);
 }
 
-void Attach(Self* self, const std::string& task, const caf::actor& actor, const WireTaskInfo& info,
-            int attempt);
+void Attach(Self* self, const std::shared_ptr<AttachTry>& t, const caf::actor& actor,
+            const WireTaskInfo& info);
 
 // After a failed attempt: the next, later; none after a single one.
 void TryAgain(Self* self, const std::string& task, int attempt) {
   if (attempt != kReattachOnce) ScheduleReattach(self, task, attempt + 1);
+}
+
+// Ends try `t` (once; false if it had ended), and has the next one follow
+// if `try_again`.
+bool EndTry(Self* self, const std::shared_ptr<AttachTry>& t, bool try_again) {
+  if (t->ended) return false;
+  t->ended = true;
+  MasterState& st = self->state;
+  if (t->attaching) st.attaching.erase(t->task);
+  for (auto it = st.tries.begin(); it != st.tries.end(); ++it) {
+    if (it->second == t) {
+      st.tries.erase(it);
+      break;
+    }
+  }
+  if (try_again) TryAgain(self, t->task, t->attempt);
+  return true;
 }
 
 }  // namespace
@@ -126,6 +143,12 @@ void WatchTasks(Self* self) {
         return;
       }
     }
+    // A process being attached whose connection broke: its requests in
+    // flight would only time out, so its tries end now.
+    std::vector<std::shared_ptr<AttachTry>> cut;
+    auto [first, last] = self->state.tries.equal_range(down.source);
+    for (auto it = first; it != last; ++it) cut.push_back(it->second);
+    for (const auto& t : cut) EndTry(self, t, /*try_again=*/true);
   });
   CheckHealth(self);
 }
@@ -139,11 +162,17 @@ void Reattach(Self* self, const std::string& task, int attempt) {
       .then(
           [=](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
             caf::actor actor = caf::actor_cast<caf::actor>(ptr);
+            auto t = std::make_shared<AttachTry>(AttachTry{task, attempt});
+            self->state.tries.emplace(actor.address(), t);
+            self->monitor(actor);
             const std::string payload = NewClusterSecret();  // fresh random bytes to sign
             StatusOr<std::string> proof = SignWireMessage(self->system(), kDescribeProof, payload);
             self->request(actor, kReattachTimeout, WireDescribe{payload, proof.ok() ? *proof : std::string()})
-                .then([=](const WireTaskInfo& info) { Attach(self, task, actor, info, attempt); },
-                      [=](caf::error&) { TryAgain(self, task, attempt); });
+                .then(
+                    [=](const WireTaskInfo& info) {
+                      if (!t->ended) Attach(self, t, actor, info);
+                    },
+                    [=](caf::error&) { EndTry(self, t, /*try_again=*/true); });
           },
           [=](caf::error&) { TryAgain(self, task, attempt); });
 }
@@ -153,14 +182,18 @@ namespace {
 // A process answers at a lost task's address. It takes the task's place
 // once every task (itself included) has dropped the old process and
 // connected to the new one; until then Runs that need it still fail.
-void Attach(Self* self, const std::string& task, const caf::actor& actor, const WireTaskInfo& info,
-            int attempt) {
+void Attach(Self* self, const std::shared_ptr<AttachTry>& t, const caf::actor& actor,
+            const WireTaskInfo& info) {
   MasterState& st = self->state;
-  if (st.closed || !st.lost_tasks.count(task)) return;
+  const std::string task = t->task;
+  if (st.closed || !st.lost_tasks.count(task)) {
+    EndTry(self, t, /*try_again=*/false);
+    return;
+  }
   // One attachment at a time: a second one's "forget" could drop the
   // first's fresh entry. A backoff's attempt comes again later.
   if (st.attaching.count(task)) {
-    TryAgain(self, task, attempt);
+    EndTry(self, t, /*try_again=*/true);
     return;
   }
   std::vector<std::string> had, has = info.devices;
@@ -172,7 +205,7 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
   if (info.task != task || had != has) {
     // Someone else, or the task with other devices: the partitions placed
     // there cannot come back. Keep trying: the right process may follow.
-    TryAgain(self, task, attempt);
+    EndTry(self, t, /*try_again=*/true);
     return;
   }
   for (DeviceEndpoint& d : st.options.devices) {
@@ -182,10 +215,8 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
     d.link_port = info.link_port;  // a new process listens on a new port
   }
   st.attaching.insert(task);
-  auto failed = [self, task, attempt]() {
-    self->state.attaching.erase(task);
-    TryAgain(self, task, attempt);
-  };
+  t->attaching = true;
+  auto failed = [self, t]() { EndTry(self, t, /*try_again=*/true); };
   // First every other task forgets the old process (and a lower one
   // connects to the new); only then does the new one say hello to the
   // tasks after it, so that no late "forget" can drop its fresh entry.
@@ -203,11 +234,10 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
     self->request(actor, kReattachTimeout, WireIntroduce{after})
         .then(
             [=](const WireIntroduced&) {
-              self->state.attaching.erase(task);
+              if (!EndTry(self, t, /*try_again=*/false)) return;  // cut meanwhile
               self->state.lost_tasks.erase(task);
-              self->state.tasks[task] = actor;
+              self->state.tasks[task] = actor;  // monitored since its try began
               ++self->state.attachments[task];
-              self->monitor(actor);
               if (self->state.options.on_task_back) self->state.options.on_task_back(task);
               if (self->state.options.supervisor) {
                 self->send(self->state.options.supervisor, task_back_atom::value, task);
@@ -224,7 +254,7 @@ void Attach(Self* self, const std::string& task, const caf::actor& actor, const 
     self->request(a, kReattachTimeout, WireIntroduce{{task}})
         .then(
             [=](const WireIntroduced&) {
-              if (--*left > 0) return;
+              if (--*left > 0 || t->ended) return;
               if (*ok) {
                 introduce_new();
               } else {
