@@ -1,7 +1,8 @@
-// Builder functions for queues (paper 4.6): a FIFOQueue node yields a
-// reference to a queue that lives in a container across Runs (like a
+// Builder functions for queues (paper 4.6): a FIFOQueue (or
+// RandomShuffleQueue) node yields a reference to a queue that lives in a container across Runs (like a
 // Variable, and shared the same way: by container and shared_name), and
-// QueueEnqueue, QueueDequeue, QueueClose and QueueSize use it. An Enqueue
+// QueueEnqueue(Many), QueueDequeue(Many, UpTo), QueueClose and QueueSize use
+// it. An Enqueue
 // into a full queue and a Dequeue from an empty one wait without holding a
 // thread, until room or an element comes, the queue is closed, or the step
 // is aborted (its operation timeout, or Session::Close).
@@ -23,9 +24,25 @@ namespace tact {
 Output FIFOQueue(const Scope& scope, const std::vector<DataType>& component_types,
                  const std::vector<PartialTensorShape>& shapes = {}, int64_t capacity = -1,
                  const std::string& container = "", const std::string& shared_name = "");
+// Dequeues take a random element, seeded (0: a seed is drawn), and only
+// while more than `min_after_dequeue` stay behind, unless the queue is
+// closed: what comes out is well mixed.
+Output RandomShuffleQueue(const Scope& scope, const std::vector<DataType>& component_types,
+                          int64_t min_after_dequeue = 0, int64_t seed = 0,
+                          const std::vector<PartialTensorShape>& shapes = {}, int64_t capacity = -1,
+                          const std::string& container = "", const std::string& shared_name = "");
+
+// One element: one tensor per component.
 Node* QueueEnqueue(const Scope& scope, Input queue, const std::vector<Output>& components);
+// As many elements as the components' first dimension (the same for all).
+Node* QueueEnqueueMany(const Scope& scope, Input queue, const std::vector<Output>& components);
 std::vector<Output> QueueDequeue(const Scope& scope, Input queue,
                                  const std::vector<DataType>& component_types);
+// `n` elements (an int32 scalar), each component stacked along a new first
+// dimension (the elements must have one shape). `up_to`: once the queue is
+// closed, what is left if fewer (TensorFlow's DequeueUpTo).
+std::vector<Output> QueueDequeueMany(const Scope& scope, Input queue, Input n,
+                                     const std::vector<DataType>& component_types, bool up_to = false);
 Node* QueueClose(const Scope& scope, Input queue, bool cancel_pending_enqueues = false);
 Output QueueSize(const Scope& scope, Input queue);
 

@@ -1,8 +1,9 @@
-// FIFOQueue, QueueEnqueue, QueueDequeue, QueueClose and QueueSize: the
-// kernels over a queue in a container (kernels/queue.h). Enqueue and
-// Dequeue are async kernels: a wait holds no thread (paper 5.3), and the
-// step's abort (its operation timeout, Session::Close, a failed kernel)
-// ends it through the step's rendezvous.
+// FIFOQueue, RandomShuffleQueue, QueueEnqueue(Many), QueueDequeue(Many,
+// UpTo), QueueClose and QueueSize: the kernels over a queue in a container
+// (kernels/queue.h). Enqueues and dequeues are async kernels: a wait holds
+// no thread (paper 5.3), and the step's abort (its operation timeout,
+// Session::Close, a failed kernel) ends it through the step's rendezvous.
+#include <cstring>
 #include <memory>
 #include <mutex>
 
@@ -14,52 +15,96 @@
 namespace tact {
 namespace {
 
-class FIFOQueueOp : public OpKernel {
+// FIFOQueue and RandomShuffleQueue: the queue of (container, shared_name).
+class QueueOp : public OpKernel {
  public:
-  explicit FIFOQueueOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("component_types", &types_));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("shapes", &shapes_));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("capacity", &capacity_));
+  explicit QueueOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("component_types", &options_.types));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("shapes", &options_.shapes));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("capacity", &options_.capacity));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("container", &container_));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("shared_name", &shared_name_));
-    if (shared_name_.empty()) shared_name_ = ctx->def().name;
-    OP_REQUIRES(ctx, !types_.empty(),
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("shared_name", &options_.name));
+    if (options_.name.empty()) options_.name = ctx->def().name;
+    if (ctx->def().op == "RandomShuffleQueue") {
+      options_.shuffle = true;
+      int64_t seed = 0;
+      OP_REQUIRES_OK(ctx, ctx->GetAttr("min_after_dequeue", &options_.min_after_dequeue));
+      OP_REQUIRES_OK(ctx, ctx->GetAttr("seed", &seed));
+      options_.seed = static_cast<uint64_t>(seed);
+    }
+    OP_REQUIRES(ctx, !options_.types.empty(),
                 errors::InvalidArgument("node '", ctx->def().name, "': a queue needs a component type"));
-    OP_REQUIRES(ctx, shapes_.empty() || shapes_.size() == types_.size(),
-                errors::InvalidArgument("node '", ctx->def().name, "': ", shapes_.size(), " shapes for ",
-                                        types_.size(), " component types"));
+    OP_REQUIRES(ctx, options_.shapes.empty() || options_.shapes.size() == options_.types.size(),
+                errors::InvalidArgument("node '", ctx->def().name, "': ", options_.shapes.size(),
+                                        " shapes for ", options_.types.size(), " component types"));
   }
 
   void Compute(OpKernelContext* ctx) override {
     const std::string& container = container_.empty() ? ctx->default_container() : container_;
-    auto queue = ResourceMgr::Global()->LookupOrCreate<FIFOQueue>(container, shared_name_, [&] {
-      return std::make_shared<FIFOQueue>(shared_name_, types_, shapes_, capacity_);
-    });
+    auto queue = ResourceMgr::Global()->LookupOrCreate<Queue>(
+        container, options_.name, [&] { return std::make_shared<Queue>(options_); });
     OP_REQUIRES_OK(ctx, queue.status());
-    OP_REQUIRES(ctx, (*queue)->component_types() == types_,
-                errors::InvalidArgument("queue '", shared_name_, "' in container '", container,
-                                        "' has other component types than node '", name(), "' asks for"));
+    const QueueOptions& has = (*queue)->options();
+    OP_REQUIRES(ctx, has.types == options_.types && has.shuffle == options_.shuffle,
+                errors::InvalidArgument((*queue)->DebugString(), " in container '", container,
+                                        "' is not the kind node '", name(), "' asks for"));
     ctx->set_output(0, MakeResourceRef(std::move(queue).value()));
   }
   bool IsExpensive() const override { return false; }
 
  private:
-  std::vector<DataType> types_;
-  std::vector<PartialTensorShape> shapes_;
-  int64_t capacity_ = -1;
+  QueueOptions options_;
   std::string container_;
-  std::string shared_name_;
 };
 
-StatusOr<std::shared_ptr<FIFOQueue>> QueueOf(OpKernelContext* ctx) {
-  return ResourceFromRefAs<FIFOQueue>(ctx->input(0), "a queue");
+StatusOr<std::shared_ptr<Queue>> QueueOf(OpKernelContext* ctx) {
+  return ResourceFromRefAs<Queue>(ctx->input(0), "a queue");
+}
+
+// Row `i` of `t` along its first dimension, as a tensor of its own (a copy).
+Tensor Row(const Tensor& t, int64_t i) {
+  std::vector<int64_t> dims(t.shape().dim_sizes().begin() + 1, t.shape().dim_sizes().end());
+  Tensor row(t.dtype(), TensorShape(dims));
+  const size_t bytes = row.TotalBytes();
+  std::memcpy(row.raw_data(), static_cast<const char*>(t.raw_data()) + bytes * static_cast<size_t>(i), bytes);
+  return row;
+}
+
+// The elements' component `c` stacked along a new first dimension; they
+// must have one shape.
+StatusOr<Tensor> Stack(const std::vector<Queue::Tuple>& elements, size_t c, const std::string& node) {
+  const Tensor& first = elements[0][c];
+  std::vector<int64_t> dims = {static_cast<int64_t>(elements.size())};
+  for (int64_t d : first.shape().dim_sizes()) dims.push_back(d);
+  Tensor out(first.dtype(), TensorShape(dims));
+  const size_t bytes = first.TotalBytes();
+  for (size_t i = 0; i < elements.size(); ++i) {
+    if (elements[i][c].shape() != first.shape()) {
+      return errors::InvalidArgument("node '", node, "': component ", c, " of the elements has shapes ",
+                                     first.shape().DebugString(), " and ",
+                                     elements[i][c].shape().DebugString(), ": they cannot be stacked");
+    }
+    std::memcpy(static_cast<char*>(out.raw_data()) + bytes * i, elements[i][c].raw_data(), bytes);
+  }
+  return out;
+}
+
+// Enqueues and batched dequeues copy tensors by their bytes.
+Status FixedSize(const std::vector<DataType>& types, const std::string& node) {
+  for (DataType t : types) {
+    if (DataTypeSize(t) == 0) {
+      return errors::Unimplemented("node '", node, "': batched queue ops take fixed-size dtypes, not ",
+                                   DataTypeString(t));
+    }
+  }
+  return Status::OK();
 }
 
 // Starts a wait on `queue` with `start` (TryEnqueue or TryDequeue, given
 // the callback that ends it) and ends it with the step's abort status if
 // the step is aborted first. `finish` runs once, when the wait ends.
-void WaitOnQueue(OpKernelContext* ctx, const std::shared_ptr<FIFOQueue>& queue,
-                 const std::function<FIFOQueue::Token(std::function<void()> ended)>& start,
+void WaitOnQueue(OpKernelContext* ctx, const std::shared_ptr<Queue>& queue,
+                 const std::function<Queue::Token(std::function<void()> ended)>& start,
                  std::function<void()> finish) {
   struct State {
     std::mutex mu;
@@ -68,7 +113,7 @@ void WaitOnQueue(OpKernelContext* ctx, const std::shared_ptr<FIFOQueue>& queue,
   };
   auto state = std::make_shared<State>();
   Rendezvous* rendezvous = ctx->rendezvous();
-  const FIFOQueue::Token token = start([state, rendezvous, finish = std::move(finish)] {
+  const Queue::Token token = start([state, rendezvous, finish = std::move(finish)] {
     uint64_t abort_token = 0;
     {
       std::lock_guard<std::mutex> lock(state->mu);
@@ -89,16 +134,18 @@ void WaitOnQueue(OpKernelContext* ctx, const std::shared_ptr<FIFOQueue>& queue,
   }
 }
 
+// QueueEnqueue (one element) and QueueEnqueueMany (as many as the
+// components' first dimension).
 class QueueEnqueueOp : public AsyncOpKernel {
  public:
-  using AsyncOpKernel::AsyncOpKernel;
+  explicit QueueEnqueueOp(OpKernelConstruction* ctx)
+      : AsyncOpKernel(ctx), many_(ctx->def().op == "QueueEnqueueMany") {}
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     auto queue = QueueOf(ctx);
-    FIFOQueue::Tuple tuple;
-    for (int i = 1; i < ctx->num_inputs(); ++i) tuple.push_back(ctx->input(i));
+    std::vector<Queue::Tuple> elements;
     Status s = queue.status();
-    if (s.ok()) s = (*queue)->Check(tuple);
+    if (s.ok()) s = Elements(ctx, **queue, &elements);
     if (!s.ok()) {
       ctx->CtxFailure(s.WithPrefix("node '" + name() + "': "));
       done();
@@ -108,7 +155,7 @@ class QueueEnqueueOp : public AsyncOpKernel {
     WaitOnQueue(
         ctx, *queue,
         [&](std::function<void()> ended) {
-          return (*queue)->TryEnqueue(std::move(tuple), [status, ended](const Status& s) {
+          return (*queue)->TryEnqueueMany(std::move(elements), [status, ended](const Status& s) {
             *status = s;
             ended();
           });
@@ -119,45 +166,107 @@ class QueueEnqueueOp : public AsyncOpKernel {
         });
   }
   bool IsExpensive() const override { return false; }
+
+ private:
+  // The inputs as elements, each checked against the queue.
+  Status Elements(OpKernelContext* ctx, const Queue& queue, std::vector<Queue::Tuple>* elements) const {
+    Queue::Tuple components;
+    for (int i = 1; i < ctx->num_inputs(); ++i) components.push_back(ctx->input(i));
+    if (!many_) {
+      elements->push_back(std::move(components));
+    } else {
+      TACT_RETURN_IF_ERROR(FixedSize(queue.options().types, name()));
+      int64_t n = -1;
+      for (size_t c = 0; c < components.size(); ++c) {
+        const Tensor& t = components[c];
+        if (t.dims() < 1 || (n >= 0 && t.dim_size(0) != n)) {
+          return errors::InvalidArgument("component ", c, " has shape ", t.shape().DebugString(),
+                                         ": every component needs the same first dimension, the "
+                                         "number of elements");
+        }
+        n = t.dim_size(0);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        Queue::Tuple element;
+        for (const Tensor& t : components) element.push_back(Row(t, i));
+        elements->push_back(std::move(element));
+      }
+    }
+    for (const Queue::Tuple& e : *elements) TACT_RETURN_IF_ERROR(queue.Check(e));
+    return Status::OK();
+  }
+
+  const bool many_;
 };
 
+// QueueDequeue (one element, its components as they are), QueueDequeueMany
+// and QueueDequeueUpTo (n elements, each component stacked).
 class QueueDequeueOp : public AsyncOpKernel {
  public:
-  using AsyncOpKernel::AsyncOpKernel;
+  explicit QueueDequeueOp(OpKernelConstruction* ctx)
+      : AsyncOpKernel(ctx),
+        many_(ctx->def().op != "QueueDequeue"),
+        up_to_(ctx->def().op == "QueueDequeueUpTo") {}
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     auto queue = QueueOf(ctx);
-    if (!queue.ok()) {
-      ctx->CtxFailure(queue.status());
+    Status s = queue.status();
+    int64_t n = 1;
+    if (s.ok() && many_) {
+      s = FixedSize((*queue)->options().types, name());
+      if (s.ok() && ctx->input(1).NumElements() != 1) {
+        s = errors::InvalidArgument("node '", name(), "': n must be a scalar, not of shape ",
+                                    ctx->input(1).shape().DebugString());
+      }
+      if (s.ok()) n = ctx->input(1).scalar<int32_t>();
+      if (s.ok() && n < 1) s = errors::InvalidArgument("node '", name(), "': n is ", n, ", not >= 1");
+    }
+    if (!s.ok()) {
+      ctx->CtxFailure(s);
       done();
       return;
     }
     struct Result {
       Status status;
-      FIFOQueue::Tuple tuple;
+      std::vector<Queue::Tuple> elements;
     };
     auto result = std::make_shared<Result>();
     WaitOnQueue(
         ctx, *queue,
         [&](std::function<void()> ended) {
-          return (*queue)->TryDequeue([result, ended](const Status& s, FIFOQueue::Tuple t) {
-            result->status = s;
-            result->tuple = std::move(t);
-            ended();
-          });
+          return (*queue)->TryDequeueMany(n, up_to_,
+                                          [result, ended](const Status& s, std::vector<Queue::Tuple> got) {
+                                            result->status = s;
+                                            result->elements = std::move(got);
+                                            ended();
+                                          });
         },
         [ctx, result, done, this] {
           if (!result->status.ok()) {
             ctx->CtxFailure(result->status.WithPrefix("node '" + name() + "': "));
           } else {
-            for (size_t i = 0; i < result->tuple.size(); ++i) {
-              ctx->set_output(static_cast<int>(i), std::move(result->tuple[i]));
-            }
+            SetOutputs(ctx, result->elements);
           }
           done();
         });
   }
   bool IsExpensive() const override { return false; }
+
+ private:
+  void SetOutputs(OpKernelContext* ctx, std::vector<Queue::Tuple>& elements) const {
+    for (size_t c = 0; c < elements[0].size(); ++c) {
+      if (!many_) {
+        ctx->set_output(static_cast<int>(c), std::move(elements[0][c]));
+        continue;
+      }
+      StatusOr<Tensor> stacked = Stack(elements, c, name());
+      OP_REQUIRES_OK(ctx, stacked.status());
+      ctx->set_output(static_cast<int>(c), std::move(stacked).value());
+    }
+  }
+
+  const bool many_;
+  const bool up_to_;
 };
 
 class QueueCloseOp : public OpKernel {
@@ -187,9 +296,13 @@ class QueueSizeOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
-REGISTER_KERNEL_BUILDER(Name("FIFOQueue").Device(DEVICE_CPU), FIFOQueueOp);
+REGISTER_KERNEL_BUILDER(Name("FIFOQueue").Device(DEVICE_CPU), QueueOp);
+REGISTER_KERNEL_BUILDER(Name("RandomShuffleQueue").Device(DEVICE_CPU), QueueOp);
 REGISTER_KERNEL_BUILDER(Name("QueueEnqueue").Device(DEVICE_CPU), QueueEnqueueOp);
+REGISTER_KERNEL_BUILDER(Name("QueueEnqueueMany").Device(DEVICE_CPU), QueueEnqueueOp);
 REGISTER_KERNEL_BUILDER(Name("QueueDequeue").Device(DEVICE_CPU), QueueDequeueOp);
+REGISTER_KERNEL_BUILDER(Name("QueueDequeueMany").Device(DEVICE_CPU), QueueDequeueOp);
+REGISTER_KERNEL_BUILDER(Name("QueueDequeueUpTo").Device(DEVICE_CPU), QueueDequeueOp);
 REGISTER_KERNEL_BUILDER(Name("QueueClose").Device(DEVICE_CPU), QueueCloseOp);
 REGISTER_KERNEL_BUILDER(Name("QueueSize").Device(DEVICE_CPU), QueueSizeOp);
 

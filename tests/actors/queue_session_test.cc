@@ -157,5 +157,77 @@ TEST_F(QueueSessionTest, AnEnqueueOfTheWrongKindIsRefusedNamingTheNodeAndTheSess
   EXPECT_EQ((*out)[0].scalar<float>(), 4.0f);
 }
 
+// Batches (paper 4.6's input pipelines): images and labels enqueued many
+// at a time, dequeued as stacked batches; the last, short batch with UpTo.
+TEST_F(QueueSessionTest, ManyElementsGoInAtOnceAndComeOutAsStackedBatches) {
+  Scope s = Scope::NewRootScope();
+  Output q = FIFOQueue(s.WithOpName("q"), {DT_FLOAT, DT_INT32},
+                       {PartialTensorShape({2}), PartialTensorShape({})}, -1, container_);
+  Output images = Placeholder(s.WithOpName("images"), DT_FLOAT);
+  Output labels = Placeholder(s.WithOpName("labels"), DT_INT32);
+  QueueEnqueueMany(s.WithOpName("enqueue_many"), q, {images, labels});
+  Output n = Const(s, Tensor::Scalar<int32_t>(2));
+  QueueDequeueMany(s.WithOpName("batch"), q, n, {DT_FLOAT, DT_INT32});
+  QueueDequeueMany(s.WithOpName("last"), q, n, {DT_FLOAT, DT_INT32}, /*up_to=*/true);
+  QueueClose(s.WithOpName("close"), q);
+  auto def = s.ToGraphDef();
+  ASSERT_TRUE(def.ok()) << def.status().ToString();
+  auto session = Open(*def);
+  // 3 elements: images [3, 2], labels [3].
+  ASSERT_TRUE(session
+                  ->Run({{"images:0", Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}))},
+                         {"labels:0", Tensor::FromVector<int32_t>({7, 8, 9})}},
+                        {}, {"enqueue_many"})
+                  .ok());
+  auto batch = session->Run({}, {"batch:0", "batch:1"}, {});
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  EXPECT_EQ((*batch)[0].shape(), TensorShape({2, 2}));
+  EXPECT_EQ((*batch)[0].data<float>()[3], 4.0f);
+  EXPECT_EQ((*batch)[1].shape(), TensorShape({2}));
+  EXPECT_EQ((*batch)[1].data<int32_t>()[1], 8);
+  ASSERT_TRUE(session->Run({}, {}, {"close"}).ok());
+  auto last = session->Run({}, {"last:0", "last:1"}, {});
+  ASSERT_TRUE(last.ok()) << last.status().ToString();
+  EXPECT_EQ((*last)[0].shape(), TensorShape({1, 2}));
+  EXPECT_EQ((*last)[1].data<int32_t>()[0], 9);
+  auto end = session->Run({}, {"last:0"}, {});
+  EXPECT_EQ(end.status().code(), Code::kOutOfRange) << end.status().ToString();
+  // Components whose first dimensions differ are refused, naming the node.
+  auto bad = session->Run({{"images:0", Tensor::FromVector<float>({1, 2}, TensorShape({1, 2}))},
+                           {"labels:0", Tensor::FromVector<int32_t>({7, 8})}},
+                          {}, {"enqueue_many"});
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("enqueue_many"), std::string::npos) << bad.status().ToString();
+}
+
+TEST_F(QueueSessionTest, ARandomShuffleQueueOfASeedGivesTheSameOrderInEverySession) {
+  auto order = [&](const std::string& name) {
+    Scope s = Scope::NewRootScope();
+    Output q = RandomShuffleQueue(s.WithOpName("q"), {DT_FLOAT}, /*min_after_dequeue=*/5, /*seed=*/42, {}, -1,
+                                  container_, name);
+    Output x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+    QueueEnqueueMany(s.WithOpName("enqueue_many"), q, {x});
+    QueueDequeue(s.WithOpName("dequeue"), q, {DT_FLOAT});
+    auto def = s.ToGraphDef();
+    EXPECT_TRUE(def.ok());
+    auto session = Open(*def);
+    std::vector<float> in(20);
+    for (int i = 0; i < 20; ++i) in[i] = static_cast<float>(i);
+    EXPECT_TRUE(session->Run({{"x:0", Tensor::FromVector<float>(in)}}, {}, {"enqueue_many"}).ok());
+    std::vector<float> out;
+    for (int i = 0; i < 15; ++i) {  // 5 stay behind
+      auto r = session->Run({}, {"dequeue:0"}, {});
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+      if (r.ok()) out.push_back((*r)[0].scalar<float>());
+    }
+    return out;
+  };
+  const std::vector<float> a = order("a"), b = order("b");
+  EXPECT_EQ(a, b);
+  std::vector<float> fifo(15);
+  for (int i = 0; i < 15; ++i) fifo[i] = static_cast<float>(i);
+  EXPECT_NE(a, fifo);
+}
+
 }  // namespace
 }  // namespace tact
