@@ -1,0 +1,74 @@
+#include "actors/queue_runner.h"
+
+namespace tact {
+namespace {
+
+// How a Run ends that is not a failure of the runner: the input is done
+// (OutOfRange), or the queue or the session was closed (Cancelled).
+bool EndOfInput(const Status& s) { return s.code() == Code::kOutOfRange || s.code() == Code::kCancelled; }
+
+}  // namespace
+
+QueueRunner::QueueRunner(Session* session, std::vector<std::string> enqueue_targets, std::string close_target)
+    : session_(session),
+      enqueue_targets_(std::move(enqueue_targets)),
+      close_target_(std::move(close_target)) {}
+
+QueueRunner::~QueueRunner() { (void)Stop(); }
+
+void QueueRunner::Start(int threads_per_target) {
+  for (const std::string& target : enqueue_targets_) {
+    for (int i = 0; i < threads_per_target; ++i) threads_.emplace_back([this, target] { Loop(target); });
+  }
+}
+
+void QueueRunner::Loop(const std::string& target) {
+  while (!stopping_.load()) {
+    Status s = session_->Run({}, {}, {target}).status();
+    if (s.ok()) {
+      enqueued_.fetch_add(1);
+      continue;
+    }
+    if (!EndOfInput(s) && !stopping_.load()) Fail(s.WithPrefix("queue runner, target '" + target + "': "));
+    return;
+  }
+}
+
+void QueueRunner::Fail(const Status& s) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error_.ok()) error_ = s;
+  }
+  stopping_.store(true);
+  Close();  // no dequeue waits for an input that will not come
+}
+
+void QueueRunner::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_ || close_target_.empty()) return;
+    closed_ = true;
+  }
+  Status s = session_->Run({}, {}, {close_target_}).status();
+  if (!s.ok() && s.code() != Code::kFailedPrecondition) {  // a closed session needs no close
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error_.ok()) error_ = s.WithPrefix("queue runner, close target '" + close_target_ + "': ");
+  }
+}
+
+Status QueueRunner::Stop() {
+  stopping_.store(true);
+  Close();
+  return Join();
+}
+
+Status QueueRunner::Join() {
+  for (std::thread& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+}  // namespace tact
