@@ -8,7 +8,9 @@ Queue::Queue(QueueOptions options)
     : options_(std::move(options)), random_(options_.seed != 0 ? options_.seed : std::random_device{}()) {}
 
 std::string Queue::DebugString() const {
-  return std::string(options_.shuffle ? "RandomShuffleQueue" : "FIFOQueue") + " '" + options_.name + "'";
+  const char* kind =
+      options_.shuffle ? "RandomShuffleQueue" : options_.padding ? "PaddingFIFOQueue" : "FIFOQueue";
+  return std::string(kind) + " '" + options_.name + "'";
 }
 
 Status Queue::Check(const Tuple& tuple) const {

@@ -43,6 +43,9 @@ struct QueueOptions {
   std::vector<PartialTensorShape> shapes;    // empty: any; else one per component
   int64_t capacity = -1;                     // < 0: unbounded
   bool shuffle = false;                      // a RandomShuffleQueue
+  // A PaddingFIFOQueue: `shapes` may leave dimensions unknown, and batched
+  // dequeues pad each component with zeros to the batch's largest shape.
+  bool padding = false;
   int64_t min_after_dequeue = 0;             // shuffle: elements a dequeue leaves behind
   uint64_t seed = 0;                         // shuffle: 0 draws one
 };

@@ -9,6 +9,9 @@ namespace tact {
 REGISTER_OP("FIFOQueue").Output("handle: Ref(string)").Attr("component_types: list(type)")
     .Attr("shapes: list(shape) = []").Attr("capacity: int = -1").Attr("container: string = ''")
     .Attr("shared_name: string = ''").SetIsStateful().SetShapeFn(shape_fn::ScalarShape);
+REGISTER_OP("PaddingFIFOQueue").Output("handle: Ref(string)").Attr("component_types: list(type)")
+    .Attr("shapes: list(shape)").Attr("capacity: int = -1").Attr("container: string = ''")
+    .Attr("shared_name: string = ''").SetIsStateful().SetShapeFn(shape_fn::ScalarShape);
 REGISTER_OP("RandomShuffleQueue").Output("handle: Ref(string)").Attr("component_types: list(type)")
     .Attr("shapes: list(shape) = []").Attr("capacity: int = -1").Attr("min_after_dequeue: int = 0")
     .Attr("seed: int = 0").Attr("container: string = ''").Attr("shared_name: string = ''").SetIsStateful()
@@ -34,6 +37,18 @@ Output FIFOQueue(const Scope& scope, const std::vector<DataType>& component_type
                  const std::vector<PartialTensorShape>& shapes, int64_t capacity, const std::string& container,
                  const std::string& shared_name) {
   return OpBuilder(scope, "FIFOQueue")
+      .Attr("component_types", AttrValue::TypeList(component_types))
+      .Attr("shapes", AttrValue::ShapeList(shapes))
+      .Attr("capacity", capacity)
+      .Attr("container", container)
+      .Attr("shared_name", shared_name)
+      .FinalizeOutput();
+}
+
+Output PaddingFIFOQueue(const Scope& scope, const std::vector<DataType>& component_types,
+                        const std::vector<PartialTensorShape>& shapes, int64_t capacity,
+                        const std::string& container, const std::string& shared_name) {
+  return OpBuilder(scope, "PaddingFIFOQueue")
       .Attr("component_types", AttrValue::TypeList(component_types))
       .Attr("shapes", AttrValue::ShapeList(shapes))
       .Attr("capacity", capacity)

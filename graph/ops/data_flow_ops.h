@@ -1,11 +1,11 @@
 // Builder functions for queues (paper 4.6): a FIFOQueue (or
-// RandomShuffleQueue) node yields a reference to a queue that lives in a container across Runs (like a
-// Variable, and shared the same way: by container and shared_name), and
-// QueueEnqueue(Many), QueueDequeue(Many, UpTo), QueueClose and QueueSize use
-// it. An Enqueue
-// into a full queue and a Dequeue from an empty one wait without holding a
-// thread, until room or an element comes, the queue is closed, or the step
-// is aborted (its operation timeout, or Session::Close).
+// PaddingFIFOQueue, or RandomShuffleQueue) node yields a reference to a
+// queue that lives in a container across Runs (like a Variable, and shared
+// the same way: by container and shared_name), and QueueEnqueue(Many),
+// QueueDequeue(Many, UpTo), QueueClose and QueueSize use it. An enqueue
+// into a full queue and a dequeue of more than it holds wait without
+// holding a thread, until room or elements come, the queue is closed, or
+// the step is aborted (its operation timeout, or Session::Close).
 //
 //   Scope s = Scope::NewRootScope();
 //   Output q = FIFOQueue(s.WithOpName("q"), {DT_FLOAT, DT_INT32}, {}, /*capacity=*/100);
@@ -24,6 +24,13 @@ namespace tact {
 Output FIFOQueue(const Scope& scope, const std::vector<DataType>& component_types,
                  const std::vector<PartialTensorShape>& shapes = {}, int64_t capacity = -1,
                  const std::string& container = "", const std::string& shared_name = "");
+// A FIFOQueue whose `shapes` (one per component, required) may leave
+// dimensions unknown (-1): batched dequeues pad each component with zeros
+// to the largest shape in the batch, for elements of different lengths.
+Output PaddingFIFOQueue(const Scope& scope, const std::vector<DataType>& component_types,
+                        const std::vector<PartialTensorShape>& shapes, int64_t capacity = -1,
+                        const std::string& container = "", const std::string& shared_name = "");
+
 // Dequeues take a random element, seeded (0: a seed is drawn), and only
 // while more than `min_after_dequeue` stay behind, unless the queue is
 // closed: what comes out is well mixed.

@@ -1,8 +1,10 @@
-// FIFOQueue, RandomShuffleQueue, QueueEnqueue(Many), QueueDequeue(Many,
-// UpTo), QueueClose and QueueSize: the kernels over a queue in a container
-// (kernels/queue.h). Enqueues and dequeues are async kernels: a wait holds
-// no thread (paper 5.3), and the step's abort (its operation timeout,
-// Session::Close, a failed kernel) ends it through the step's rendezvous.
+// FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue, QueueEnqueue(Many),
+// QueueDequeue(Many, UpTo), QueueClose and QueueSize: the kernels over a
+// queue in a container (kernels/queue.h). Enqueues and dequeues are async
+// kernels: a wait holds no thread (paper 5.3), and the step's abort (its
+// operation timeout, Session::Close, a failed kernel) ends it through the
+// step's rendezvous.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -15,7 +17,8 @@
 namespace tact {
 namespace {
 
-// FIFOQueue and RandomShuffleQueue: the queue of (container, shared_name).
+// FIFOQueue, PaddingFIFOQueue and RandomShuffleQueue: the queue of
+// (container, shared_name).
 class QueueOp : public OpKernel {
  public:
   explicit QueueOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -25,6 +28,10 @@ class QueueOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("container", &container_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("shared_name", &options_.name));
     if (options_.name.empty()) options_.name = ctx->def().name;
+    options_.padding = ctx->def().op == "PaddingFIFOQueue";
+    OP_REQUIRES(ctx, !options_.padding || options_.shapes.size() == options_.types.size(),
+                errors::InvalidArgument("node '", ctx->def().name, "': a PaddingFIFOQueue needs a shape per "
+                                        "component"));
     if (ctx->def().op == "RandomShuffleQueue") {
       options_.shuffle = true;
       int64_t seed = 0;
@@ -45,7 +52,8 @@ class QueueOp : public OpKernel {
         container, options_.name, [&] { return std::make_shared<Queue>(options_); });
     OP_REQUIRES_OK(ctx, queue.status());
     const QueueOptions& has = (*queue)->options();
-    OP_REQUIRES(ctx, has.types == options_.types && has.shuffle == options_.shuffle,
+    OP_REQUIRES(ctx, has.types == options_.types && has.shuffle == options_.shuffle &&
+                         has.padding == options_.padding,
                 errors::InvalidArgument((*queue)->DebugString(), " in container '", container,
                                         "' is not the kind node '", name(), "' asks for"));
     ctx->set_output(0, MakeResourceRef(std::move(queue).value()));
@@ -85,6 +93,49 @@ StatusOr<Tensor> Stack(const std::vector<Queue::Tuple>& elements, size_t c, cons
                                      elements[i][c].shape().DebugString(), ": they cannot be stacked");
     }
     std::memcpy(static_cast<char*>(out.raw_data()) + bytes * i, elements[i][c].raw_data(), bytes);
+  }
+  return out;
+}
+
+// The elements' component `c` stacked along a new first dimension, each
+// padded with zeros to the largest size in every dimension (the elements
+// have one rank: the queue's declared shape).
+Tensor PadStack(const std::vector<Queue::Tuple>& elements, size_t c) {
+  const Tensor& first = elements[0][c];
+  const int rank = first.dims();
+  std::vector<int64_t> most(first.shape().dim_sizes());
+  for (const Queue::Tuple& e : elements) {
+    for (int d = 0; d < rank; ++d) most[d] = std::max(most[d], e[c].dim_size(d));
+  }
+  std::vector<int64_t> dims = {static_cast<int64_t>(elements.size())};
+  dims.insert(dims.end(), most.begin(), most.end());
+  Tensor out(first.dtype(), TensorShape(dims));
+  std::memset(out.raw_data(), 0, out.TotalBytes());
+  const size_t item = static_cast<size_t>(DataTypeSize(first.dtype()));
+  int64_t padded = 1;  // elements of one padded element
+  for (int64_t m : most) padded *= m;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    const Tensor& t = elements[i][c];
+    const char* src = static_cast<const char*>(t.raw_data());
+    char* dst = static_cast<char*>(out.raw_data()) + item * static_cast<size_t>(padded) * i;
+    if (rank == 0) {
+      std::memcpy(dst, src, item);
+      continue;
+    }
+    // Row by row along the last dimension: row k of `t` sits at the padded
+    // position of the same index.
+    const int64_t row = t.dim_size(rank - 1);
+    const int64_t rows = row == 0 ? 0 : t.NumElements() / row;
+    for (int64_t k = 0; k < rows; ++k) {
+      int64_t rest = k, at = 0, stride = most[rank - 1];
+      for (int d = rank - 2; d >= 0; --d) {
+        at += (rest % t.dim_size(d)) * stride;
+        rest /= t.dim_size(d);
+        stride *= most[d];
+      }
+      std::memcpy(dst + item * static_cast<size_t>(at), src + item * static_cast<size_t>(k * row),
+                  item * static_cast<size_t>(row));
+    }
   }
   return out;
 }
@@ -241,11 +292,11 @@ class QueueDequeueOp : public AsyncOpKernel {
                                             ended();
                                           });
         },
-        [ctx, result, done, this] {
+        [ctx, result, done, this, padding = (*queue)->options().padding] {
           if (!result->status.ok()) {
             ctx->CtxFailure(result->status.WithPrefix("node '" + name() + "': "));
           } else {
-            SetOutputs(ctx, result->elements);
+            SetOutputs(ctx, result->elements, padding);
           }
           done();
         });
@@ -253,10 +304,15 @@ class QueueDequeueOp : public AsyncOpKernel {
   bool IsExpensive() const override { return false; }
 
  private:
-  void SetOutputs(OpKernelContext* ctx, std::vector<Queue::Tuple>& elements) const {
+  // `padding`: a PaddingFIFOQueue's batch, padded to its largest element.
+  void SetOutputs(OpKernelContext* ctx, std::vector<Queue::Tuple>& elements, bool padding) const {
     for (size_t c = 0; c < elements[0].size(); ++c) {
       if (!many_) {
         ctx->set_output(static_cast<int>(c), std::move(elements[0][c]));
+        continue;
+      }
+      if (padding) {
+        ctx->set_output(static_cast<int>(c), PadStack(elements, c));
         continue;
       }
       StatusOr<Tensor> stacked = Stack(elements, c, name());
@@ -297,6 +353,7 @@ class QueueSizeOp : public OpKernel {
 };
 
 REGISTER_KERNEL_BUILDER(Name("FIFOQueue").Device(DEVICE_CPU), QueueOp);
+REGISTER_KERNEL_BUILDER(Name("PaddingFIFOQueue").Device(DEVICE_CPU), QueueOp);
 REGISTER_KERNEL_BUILDER(Name("RandomShuffleQueue").Device(DEVICE_CPU), QueueOp);
 REGISTER_KERNEL_BUILDER(Name("QueueEnqueue").Device(DEVICE_CPU), QueueEnqueueOp);
 REGISTER_KERNEL_BUILDER(Name("QueueEnqueueMany").Device(DEVICE_CPU), QueueEnqueueOp);

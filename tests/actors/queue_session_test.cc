@@ -200,6 +200,44 @@ TEST_F(QueueSessionTest, ManyElementsGoInAtOnceAndComeOutAsStackedBatches) {
   EXPECT_NE(bad.status().message().find("enqueue_many"), std::string::npos) << bad.status().ToString();
 }
 
+// Sequences of different lengths batched: each padded with zeros to the
+// longest of its batch.
+TEST_F(QueueSessionTest, APaddingQueuePadsEachBatchToItsLongestElement) {
+  Scope s = Scope::NewRootScope();
+  Output q = PaddingFIFOQueue(s.WithOpName("q"), {DT_INT32, DT_FLOAT},
+                              {PartialTensorShape({-1}), PartialTensorShape({2, -1})}, -1, container_);
+  Output ids = Placeholder(s.WithOpName("ids"), DT_INT32);
+  Output grid = Placeholder(s.WithOpName("grid"), DT_FLOAT);
+  QueueEnqueue(s.WithOpName("enqueue"), q, {ids, grid});
+  QueueDequeueMany(s.WithOpName("batch"), q, Const(s, Tensor::Scalar<int32_t>(2)), {DT_INT32, DT_FLOAT});
+  auto def = s.ToGraphDef();
+  ASSERT_TRUE(def.ok()) << def.status().ToString();
+  auto session = Open(*def);
+  ASSERT_TRUE(session
+                  ->Run({{"ids:0", Tensor::FromVector<int32_t>({1, 2, 3})},
+                         {"grid:0", Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2}))}},
+                        {}, {"enqueue"})
+                  .ok());
+  ASSERT_TRUE(session
+                  ->Run({{"ids:0", Tensor::FromVector<int32_t>({4})},
+                         {"grid:0", Tensor::FromVector<float>({5, 6, 7, 8, 9, 10}, TensorShape({2, 3}))}},
+                        {}, {"enqueue"})
+                  .ok());
+  auto batch = session->Run({}, {"batch:0", "batch:1"}, {});
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  EXPECT_EQ((*batch)[0].shape(), TensorShape({2, 3}));
+  const int32_t* id = (*batch)[0].data<int32_t>();
+  EXPECT_EQ(std::vector<int32_t>(id, id + 6), (std::vector<int32_t>{1, 2, 3, 4, 0, 0}));
+  EXPECT_EQ((*batch)[1].shape(), TensorShape({2, 2, 3}));
+  const float* g = (*batch)[1].data<float>();
+  EXPECT_EQ(std::vector<float>(g, g + 12), (std::vector<float>{1, 2, 0, 3, 4, 0, 5, 6, 7, 8, 9, 10}));
+  // An element of another rank than declared is refused.
+  auto bad = session->Run({{"ids:0", Tensor::Scalar<int32_t>(1)},
+                           {"grid:0", Tensor::FromVector<float>({1, 2}, TensorShape({2, 1}))}},
+                          {}, {"enqueue"});
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument) << bad.status().ToString();
+}
+
 TEST_F(QueueSessionTest, ARandomShuffleQueueOfASeedGivesTheSameOrderInEverySession) {
   auto order = [&](const std::string& name) {
     Scope s = Scope::NewRootScope();
