@@ -140,6 +140,19 @@ Tensor PadStack(const std::vector<Queue::Tuple>& elements, size_t c) {
   return out;
 }
 
+// Whether every batch of the queue can be stacked, checked before any
+// element is taken (as TensorFlow does), so that none is lost to a batch
+// that cannot be made: every component's shape declared in full, unless
+// the queue pads.
+Status Stackable(const QueueOptions& q, const std::string& node) {
+  bool defined = !q.shapes.empty();
+  for (const PartialTensorShape& shape : q.shapes) defined = defined && shape.IsFullyDefined();
+  if (defined || q.padding) return Status::OK();
+  return errors::InvalidArgument("node '", node, "': queue '", q.name, "' does not declare the full shape of ",
+                                 "every component, so its elements cannot be batched (declare them, or use a ",
+                                 "PaddingFIFOQueue)");
+}
+
 // Enqueues and batched dequeues copy tensors by their bytes.
 Status FixedSize(const std::vector<DataType>& types, const std::string& node) {
   for (DataType t : types) {
@@ -271,6 +284,7 @@ class QueueDequeueOp : public AsyncOpKernel {
       }
       if (s.ok()) n = ctx->input(1).scalar<int32_t>();
       if (s.ok() && n < 1) s = errors::InvalidArgument("node '", name(), "': n is ", n, ", not >= 1");
+      if (s.ok()) s = Stackable((*queue)->options(), name());
     }
     if (!s.ok()) {
       ctx->CtxFailure(s);

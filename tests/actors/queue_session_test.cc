@@ -192,6 +192,23 @@ TEST_F(QueueSessionTest, ManyElementsGoInAtOnceAndComeOutAsStackedBatches) {
   EXPECT_EQ((*last)[1].data<int32_t>()[0], 9);
   auto end = session->Run({}, {"last:0"}, {});
   EXPECT_EQ(end.status().code(), Code::kOutOfRange) << end.status().ToString();
+  // A queue of undeclared shapes cannot be batched: refused before any
+  // element is taken.
+  Scope u = Scope::NewRootScope();
+  Output any = FIFOQueue(u.WithOpName("any"), {DT_FLOAT}, {}, -1, container_);
+  QueueEnqueue(u.WithOpName("put"), any, {Placeholder(u.WithOpName("v"), DT_FLOAT)});
+  QueueDequeueMany(u.WithOpName("take2"), any, Const(u, Tensor::Scalar<int32_t>(2)), {DT_FLOAT});
+  QueueSize(u.WithOpName("any_size"), any);
+  auto udef = u.ToGraphDef();
+  ASSERT_TRUE(udef.ok());
+  auto other = Open(*udef);
+  for (float v : {1.0f, 2.0f}) ASSERT_TRUE(other->Run({{"v:0", Tensor::Scalar<float>(v)}}, {}, {"put"}).ok());
+  auto unbatched = other->Run({}, {"take2:0"}, {});
+  EXPECT_EQ(unbatched.status().code(), Code::kInvalidArgument) << unbatched.status().ToString();
+  EXPECT_NE(unbatched.status().message().find("take2"), std::string::npos) << unbatched.status().ToString();
+  auto kept = other->Run({}, {"any_size:0"}, {});
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ((*kept)[0].scalar<int32_t>(), 2);
   // Components whose first dimensions differ are refused, naming the node.
   auto bad = session->Run({{"images:0", Tensor::FromVector<float>({1, 2}, TensorShape({1, 2}))},
                            {"labels:0", Tensor::FromVector<int32_t>({7, 8})}},
