@@ -33,46 +33,20 @@ REGISTER_OP("QueueClose").Input("handle: Ref(string)").Attr("cancel_pending_enqu
 REGISTER_OP("QueueSize").Input("handle: Ref(string)").Output("size: int32").SetIsStateful()
     .SetShapeFn(shape_fn::ScalarShape);
 
-Output FIFOQueue(const Scope& scope, const std::vector<DataType>& component_types,
-                 const std::vector<PartialTensorShape>& shapes, int64_t capacity, const std::string& container,
-                 const std::string& shared_name) {
-  return OpBuilder(scope, "FIFOQueue")
-      .Attr("component_types", AttrValue::TypeList(component_types))
-      .Attr("shapes", AttrValue::ShapeList(shapes))
-      .Attr("capacity", capacity)
-      .Attr("container", container)
-      .Attr("shared_name", shared_name)
-      .FinalizeOutput();
-}
-
-Output PaddingFIFOQueue(const Scope& scope, const std::vector<DataType>& component_types,
-                        const std::vector<PartialTensorShape>& shapes, int64_t capacity,
-                        const std::string& container, const std::string& shared_name) {
-  return OpBuilder(scope, "PaddingFIFOQueue")
-      .Attr("component_types", AttrValue::TypeList(component_types))
-      .Attr("shapes", AttrValue::ShapeList(shapes))
-      .Attr("capacity", capacity)
-      .Attr("container", container)
-      .Attr("shared_name", shared_name)
-      .FinalizeOutput();
-}
-
-Output RandomShuffleQueue(const Scope& scope, const std::vector<DataType>& component_types,
-                          int64_t min_after_dequeue, int64_t seed,
-                          const std::vector<PartialTensorShape>& shapes, int64_t capacity,
-                          const std::string& container, const std::string& shared_name) {
-  return OpBuilder(scope, "RandomShuffleQueue")
-      .Attr("component_types", AttrValue::TypeList(component_types))
-      .Attr("shapes", AttrValue::ShapeList(shapes))
-      .Attr("capacity", capacity)
-      .Attr("min_after_dequeue", min_after_dequeue)
-      .Attr("seed", seed)
-      .Attr("container", container)
-      .Attr("shared_name", shared_name)
-      .FinalizeOutput();
-}
-
 namespace {
+
+// The attrs every kind of queue has.
+OpBuilder QueueBuilder(const Scope& scope, const char* op, const std::vector<DataType>& component_types,
+                       const std::vector<PartialTensorShape>& shapes, int64_t capacity,
+                       const std::string& container, const std::string& shared_name) {
+  OpBuilder b(scope, op);
+  b.Attr("component_types", AttrValue::TypeList(component_types))
+      .Attr("shapes", AttrValue::ShapeList(shapes))
+      .Attr("capacity", capacity)
+      .Attr("container", container)
+      .Attr("shared_name", shared_name);
+  return b;
+}
 
 Node* Enqueue(const Scope& scope, const char* op, Input queue, const std::vector<Output>& components) {
   std::vector<Input> inputs(components.begin(), components.end());
@@ -80,6 +54,30 @@ Node* Enqueue(const Scope& scope, const char* op, Input queue, const std::vector
 }
 
 }  // namespace
+
+Output FIFOQueue(const Scope& scope, const std::vector<DataType>& component_types,
+                 const std::vector<PartialTensorShape>& shapes, int64_t capacity, const std::string& container,
+                 const std::string& shared_name) {
+  return QueueBuilder(scope, "FIFOQueue", component_types, shapes, capacity, container, shared_name)
+      .FinalizeOutput();
+}
+
+Output PaddingFIFOQueue(const Scope& scope, const std::vector<DataType>& component_types,
+                        const std::vector<PartialTensorShape>& shapes, int64_t capacity,
+                        const std::string& container, const std::string& shared_name) {
+  return QueueBuilder(scope, "PaddingFIFOQueue", component_types, shapes, capacity, container, shared_name)
+      .FinalizeOutput();
+}
+
+Output RandomShuffleQueue(const Scope& scope, const std::vector<DataType>& component_types,
+                          int64_t min_after_dequeue, int64_t seed,
+                          const std::vector<PartialTensorShape>& shapes, int64_t capacity,
+                          const std::string& container, const std::string& shared_name) {
+  return QueueBuilder(scope, "RandomShuffleQueue", component_types, shapes, capacity, container, shared_name)
+      .Attr("min_after_dequeue", min_after_dequeue)
+      .Attr("seed", seed)
+      .FinalizeOutput();
+}
 
 Node* QueueEnqueue(const Scope& scope, Input queue, const std::vector<Output>& components) {
   return Enqueue(scope, "QueueEnqueue", queue, components);

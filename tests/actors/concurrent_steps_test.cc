@@ -4,55 +4,23 @@
 // against what that thread fed. Step ids keep the steps' rendezvous apart.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <chrono>
 #include <thread>
-#include <vector>
 
 #include "actors/session.h"
 #include "graph/ops/all_ops.h"
+#include "tests/actors/concurrent_runs.h"
 
 namespace tact {
 namespace {
-
-// y = (x * 3) on CPU:0, then + x on CPU:1: each step crosses devices twice.
-GraphDef TwoDeviceGraph() {
-  Scope s = Scope::NewRootScope();
-  Scope d0 = s.WithDevice("/device:CPU:0");
-  Scope d1 = s.WithDevice("/device:CPU:1");
-  Output x = Placeholder(d0.WithOpName("x"), DT_FLOAT);
-  Output tripled = Mul(d0.WithOpName("tripled"), x, Const(d0, Tensor::Scalar<float>(3)));
-  Add(d1.WithOpName("y"), tripled, x);
-  auto def = s.ToGraphDef();
-  EXPECT_TRUE(def.ok()) << def.status().ToString();
-  return *def;
-}
 
 TEST(ConcurrentStepsTest, EightThreadsOf200RunsEachGetTheirOwnValues) {
   SessionOptions o;
   o.device_count = {{"CPU", 2}};
   auto s = Session::Create(o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  ASSERT_TRUE((*s)->Extend(TwoDeviceGraph()).ok());
-  constexpr int kThreads = 8, kRuns = 200;
-  std::atomic<int> wrong{0}, failed{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int r = 0; r < kRuns; ++r) {
-        const float x = static_cast<float>(t * 1000 + r);
-        auto out = (*s)->Run({{"x:0", Tensor::Scalar<float>(x)}}, {"y:0"}, {});
-        if (!out.ok()) {
-          ++failed;
-        } else if ((*out)[0].scalar<float>() != 4 * x) {
-          ++wrong;
-        }
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  EXPECT_EQ(failed.load(), 0);
-  EXPECT_EQ(wrong.load(), 0);
+  ASSERT_TRUE((*s)->Extend(test_util::TripleThenAdd("/device:CPU:0", "/device:CPU:1")).ok());
+  test_util::ExpectOwnValuesFromThreads(**s, 8, 200);
 }
 
 // Two steps of one signature waiting at once: each dequeues from an empty
