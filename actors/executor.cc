@@ -1,15 +1,15 @@
 #include "actors/executor.h"
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 
+#include "actors/executor_graph.h"
+#include "actors/frame_executor.h"
 #include "actors/pending_counts.h"
 #include "actors/ready_queue.h"
 #include "actors/send_batch.h"
-#include "kernels/kernel_registry.h"
+#include "graph/ops/control_flow_ops.h"
 #include "kernels/rendezvous.h"
-#include "kernels/variable.h"
 
 namespace tact {
 
@@ -31,86 +31,11 @@ Status Executor::Run(const Args& args) const {
 
 namespace {
 
-// Where one output of a node goes.
-struct OutEdge {
-  int dst = -1;
-  int dst_slot = -1;    // index into the step's input slots; -1 for control
-  int src_output = -1;  // -1 for control
-  int dst_input = -1;   // the consumer's port, for error messages
-  // A ref output (a Variable's) feeding a plain input: the consumer gets
-  // the variable's value, read when the edge delivers.
-  bool deref = false;
-};
-
-// What the executor knows of a node, fixed for the executor's life.
-struct NodeItem {
-  std::unique_ptr<OpKernel> kernel;
-  bool is_async = false;
-  bool expensive = true;
-  int input_start = 0;  // first of this node's input slots
-  int num_inputs = 0;
-  int out_begin = 0;    // range in ExecutorImpl::out_edges_
-  int out_end = 0;
-};
-
 class ExecutorImpl final : public Executor {
  public:
-  Status Initialize(std::shared_ptr<const Graph> graph, Device* device);
   void RunAsync(const Args& args, DoneCallback done) const override;
-
-  std::shared_ptr<const Graph> graph_;
-  Device* device_ = nullptr;
-  std::vector<NodeItem> items_;        // by node id (holes for removed ids)
-  std::vector<OutEdge> out_edges_;
-  std::vector<int32_t> initial_pending_;
-  std::vector<int> roots_;             // nodes with no inputs, in id order
-  int num_slots_ = 0;
+  ExecutorGraph g_;
 };
-
-Status ExecutorImpl::Initialize(std::shared_ptr<const Graph> graph, Device* device) {
-  graph_ = std::move(graph);
-  device_ = device;
-  const int n = graph_->num_node_ids();
-  items_.resize(n);
-  initial_pending_.assign(n, 0);
-  for (Node* node : graph_->nodes()) {
-    NodeItem& item = items_[node->id()];
-    TACT_ASSIGN_OR_RETURN(item.kernel, CreateOpKernel(device, node->properties()));
-    item.is_async = item.kernel->AsAsync() != nullptr;
-    item.expensive = item.kernel->IsExpensive();
-    item.input_start = num_slots_;
-    item.num_inputs = node->num_inputs();
-    num_slots_ += node->num_inputs();
-  }
-  for (Node* node : graph_->nodes()) {
-    NodeItem& item = items_[node->id()];
-    item.out_begin = static_cast<int>(out_edges_.size());
-    for (const Edge* e : node->out_edges()) {
-      OutEdge oe;
-      oe.dst = e->dst->id();
-      if (!e->IsControlEdge()) {
-        oe.dst_slot = items_[oe.dst].input_start + e->dst_input;
-        oe.src_output = e->src_output;
-        oe.dst_input = e->dst_input;
-        oe.deref = IsRefType(node->output_type(e->src_output)) &&
-                   !IsRefType(e->dst->input_type(e->dst_input));
-      }
-      out_edges_.push_back(oe);
-      ++initial_pending_[oe.dst];
-    }
-    item.out_end = static_cast<int>(out_edges_.size());
-  }
-  for (Node* node : graph_->nodes()) {
-    if (initial_pending_[node->id()] == 0) roots_.push_back(node->id());
-  }
-  return Status::OK();
-}
-
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // The state of one step. Deletes itself when the last node has finished.
 class ExecutorState {
@@ -119,8 +44,8 @@ class ExecutorState {
       : impl_(impl),
         args_(args),
         done_(std::move(done)),
-        pending_(impl->initial_pending_),
-        slots_(impl->num_slots_),
+        pending_(impl->g_.initial_pending),
+        slots_(impl->g_.num_slots),
         start_ns_(args.stats ? NowNs() : 0) {}
 
   void Start();
@@ -141,7 +66,9 @@ class ExecutorState {
   bool RunKernel(int id, std::vector<int>* newly_ready);
   void StartAsync(int id, ReadyQueue* ready);
   void FinishAsync(AsyncCall* call, ReadyQueue* ready);
-  OpKernelContext::Params MakeParams(int id) const;
+  OpKernelContext::Params MakeParams(int id) {
+    return impl_->g_.MakeParams(id, args_, slots_.data() + impl_->g_.items[id].input_start);
+  }
   void ReleaseInputs(int id);
   // Hands node `id`'s outputs to its consumers and appends the consumers
   // that became ready to `newly_ready`.
@@ -152,11 +79,13 @@ class ExecutorState {
   // Returns false if the step finished (and `this` is gone).
   bool NodeDone(const std::vector<int>& newly_ready, ReadyQueue* ready);
   void Dispatch(int id) {
-    impl_->device_->Schedule([this, id] { Process(id); });
+    impl_->g_.device->Schedule([this, id] { Process(id); });
   }
   void Fail(const Status& s);
   void Finish();
-  void RecordStats(int id, int64_t start, OpKernelContext* ctx);
+  void RecordStats(int id, int64_t start, OpKernelContext* ctx) {
+    impl_->g_.RecordStats(args_, start_ns_, id, start, ctx);
+  }
 
   const ExecutorImpl* impl_;
   Executor::Args args_;
@@ -185,7 +114,7 @@ struct ExecutorState::AsyncCall {
 };
 
 void ExecutorState::Start() {
-  const std::vector<int>& roots = impl_->roots_;
+  const std::vector<int>& roots = impl_->g_.roots;
   if (roots.empty()) {
     Finish();
     return;
@@ -197,21 +126,8 @@ void ExecutorState::Start() {
   if (NodeDone(roots, &ready)) RunLoop(&ready);
 }
 
-OpKernelContext::Params ExecutorState::MakeParams(int id) const {
-  const NodeItem& item = impl_->items_[id];
-  OpKernelContext::Params p;
-  p.device = impl_->device_;
-  p.op_kernel = item.kernel.get();
-  p.inputs = slots_.data() + item.input_start;
-  p.num_inputs = item.num_inputs;
-  p.step_id = args_.step_id;
-  p.rendezvous = args_.rendezvous;
-  p.default_container = args_.default_container;
-  return p;
-}
-
 void ExecutorState::ReleaseInputs(int id) {
-  const NodeItem& item = impl_->items_[id];
+  const NodeItem& item = impl_->g_.items[id];
   for (int i = 0; i < item.num_inputs; ++i) slots_[item.input_start + i] = Tensor();
 }
 
@@ -224,11 +140,11 @@ void ExecutorState::RunLoop(ReadyQueue* ready) {
     const int id = ready->Pop();
     newly_ready.clear();
     if (!aborted_.load(std::memory_order_acquire)) {
-      if (impl_->items_[id].is_async) {
+      if (impl_->g_.items[id].is_async) {
         StartAsync(id, ready);
         continue;
       }
-      if (impl_->items_[id].expensive) SendBatch::Flush();
+      if (impl_->g_.items[id].expensive) SendBatch::Flush();
       RunKernel(id, &newly_ready);
     }
     if (!NodeDone(newly_ready, ready)) return;
@@ -236,16 +152,9 @@ void ExecutorState::RunLoop(ReadyQueue* ready) {
 }
 
 bool ExecutorState::RunKernel(int id, std::vector<int>* newly_ready) {
-  const NodeItem& item = impl_->items_[id];
   const int64_t start = args_.stats ? NowNs() : 0;
   OpKernelContext ctx(MakeParams(id));
-  try {
-    item.kernel->Compute(&ctx);
-  } catch (const std::exception& e) {
-    // Kernels report errors through the context; an escaped exception
-    // (std::bad_alloc deep inside a library) still must not kill the process.
-    ctx.CtxFailure(errors::Internal("kernel threw: ", e.what()));
-  }
+  impl_->g_.Compute(id, &ctx);
   ReleaseInputs(id);
   if (args_.stats) RecordStats(id, start, &ctx);
   if (!ctx.status().ok()) {
@@ -258,7 +167,7 @@ bool ExecutorState::RunKernel(int id, std::vector<int>* newly_ready) {
 
 void ExecutorState::StartAsync(int id, ReadyQueue* ready) {
   auto* call = new AsyncCall(id, MakeParams(id), args_.stats ? NowNs() : 0);
-  impl_->items_[id].kernel->AsAsync()->ComputeAsync(&call->ctx, [this, call] {
+  impl_->g_.items[id].kernel->AsAsync()->ComputeAsync(&call->ctx, [this, call] {
     if (call->phase.exchange(2) == 0) return;  // the caller below finishes it
     FinishAsync(call, nullptr);
   });
@@ -289,21 +198,19 @@ void ExecutorState::FinishAsync(AsyncCall* call, ReadyQueue* ready) {
 }
 
 void ExecutorState::PropagateOutputs(int id, Tensor* outputs, std::vector<int>* newly_ready) {
-  const NodeItem& item = impl_->items_[id];
+  const NodeItem& item = impl_->g_.items[id];
   for (int e = item.out_begin; e < item.out_end; ++e) {
-    const OutEdge& oe = impl_->out_edges_[e];
+    const OutEdge& oe = impl_->g_.out_edges[e];
     if (oe.src_output >= 0) {
       const Tensor& t = outputs[oe.src_output];
       if (!t.IsInitialized()) {
-        Fail(errors::Internal(item.kernel->ErrorPrefix(), "output ", oe.src_output,
-                              " was not produced but has a consumer"));
+        Fail(impl_->g_.MissingOutput(id, oe.src_output));
         return;
       }
       if (oe.deref) {
-        StatusOr<Tensor> value = ReadVariable(t);
+        StatusOr<Tensor> value = impl_->g_.EdgeValue(oe, t);
         if (!value.ok()) {
-          Fail(value.status().WithPrefix(impl_->items_[oe.dst].kernel->ErrorPrefix() + "input " +
-                                         std::to_string(oe.dst_input) + ": "));
+          Fail(value.status());
           return;
         }
         slots_[oe.dst_slot] = std::move(value).value();
@@ -325,7 +232,7 @@ bool ExecutorState::NodeDone(const std::vector<int>& newly_ready, ReadyQueue* re
   }
   int inline_expensive = -1;
   for (int id : newly_ready) {
-    const bool expensive = impl_->items_[id].expensive;
+    const bool expensive = impl_->g_.items[id].expensive;
     if (ready != nullptr && !expensive) {
       ready->Push(id);
     } else if (ready != nullptr && ready->allows_expensive() && inline_expensive < 0) {
@@ -366,19 +273,6 @@ void ExecutorState::Finish() {
   done(s);
 }
 
-void ExecutorState::RecordStats(int id, int64_t start, OpKernelContext* ctx) {
-  NodeExecStats s;
-  s.node_id = id;
-  s.node_name = impl_->items_[id].kernel->name();
-  s.start_ns = start - start_ns_;
-  s.end_ns = NowNs() - start_ns_;
-  for (int i = 0; i < ctx->num_outputs(); ++i) {
-    const Tensor& t = ctx->outputs()[i];
-    s.output_bytes.push_back(t.IsInitialized() ? static_cast<int64_t>(t.TotalBytes()) : -1);
-  }
-  args_.stats->Add(std::move(s));
-}
-
 void ExecutorImpl::RunAsync(const Args& args, DoneCallback done) const {
   (new ExecutorState(this, args, std::move(done)))->Start();
 }
@@ -387,8 +281,13 @@ void ExecutorImpl::RunAsync(const Args& args, DoneCallback done) const {
 
 StatusOr<std::unique_ptr<Executor>> Executor::Create(std::shared_ptr<const Graph> graph,
                                                      Device* device) {
+  // A straight-line graph (no control-flow op) keeps the executor without
+  // frames and dead tensors, whose bookkeeping it would only pay for.
+  for (Node* node : graph->nodes()) {
+    if (IsControlFlowOp(node->op())) return CreateFrameExecutor(std::move(graph), device);
+  }
   auto impl = std::make_unique<ExecutorImpl>();
-  TACT_RETURN_IF_ERROR(impl->Initialize(std::move(graph), device));
+  TACT_RETURN_IF_ERROR(impl->g_.Initialize(std::move(graph), device));
   return std::unique_ptr<Executor>(std::move(impl));
 }
 

@@ -90,6 +90,8 @@ class Scope {
   std::string GetUniqueName(const std::string& base) const;
   // The name the next node of `op` gets: WithOpName's, or a unique one.
   std::string NodeName(const std::string& op) const;
+  // What its nodes' names start with: "" or "a/b/".
+  const std::string& prefix() const { return prefix_; }
   const std::string& device() const { return device_; }
   const std::vector<std::string>& colocation() const { return colocation_; }
   const std::vector<Node*>& control_deps() const { return control_deps_; }

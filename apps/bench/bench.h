@@ -51,6 +51,9 @@ struct ExecutorBenchResult {
   double ns_per_node_chain = 0;  // a chain of N scalar Adds, per node, Run included
   double ns_per_node_wide = 0;   // N independent Adds joined by AddN trees, per Add
   double run_overhead_us = 0;    // one Run of a one-node graph
+  // A WhileLoop of N iterations whose body is one scalar Add (8 nodes an
+  // iteration with the loop's own), per iteration, Run included.
+  double ns_per_loop_iteration = 0;
 };
 
 // Builds each graph in its own Session and reports median Run times.

@@ -4,6 +4,9 @@
 //   ns_per_node_wide   N independent scalar Adds (each with a Const of its
 //                      own) joined by AddN trees
 //   run_overhead_us    one Run of a graph of one node
+//   ns_per_loop_iteration  a WhileLoop of N iterations of i = i + 1 (the
+//                      executor with frames: Merge, Less, LoopCond, Switch,
+//                      Identity, Const, Add and NextIteration an iteration)
 // Each figure is the median of R timed Runs after warm-up, less nothing:
 // the chain and wide figures include the Run overhead, spread over N.
 #include <CLI/CLI.hpp>
@@ -72,6 +75,20 @@ StatusOr<ExecutorBenchResult> BenchExecutor(int nodes, int reps) {
   }
   {
     Scope s = Scope::NewRootScope();
+    std::vector<Output> loop = WhileLoop(
+        s, {Const(s, Tensor::Scalar<float>(0))},
+        [nodes](const Scope& c, const std::vector<Output>& v) {
+          return Less(c, v[0], static_cast<float>(nodes));
+        },
+        [](const Scope& b, const std::vector<Output>& v) {
+          return std::vector<Output>{Add(b, v[0], 1.0f)};
+        });
+    if (!loop.empty()) Identity(s.WithOpName("out"), loop[0]);
+    TACT_ASSIGN_OR_RETURN(double t, TimeRuns(s, "out", reps));
+    r.ns_per_loop_iteration = t * 1e9 / nodes;
+  }
+  {
+    Scope s = Scope::NewRootScope();
     Const(s.WithOpName("out"), Tensor::Scalar<float>(1));
     TACT_ASSIGN_OR_RETURN(double t, TimeRuns(s, "out", reps * 10));
     r.run_overhead_us = t * 1e6;
@@ -101,10 +118,13 @@ void AddBenchExecutor(CLI::App& bench, std::function<int()>& run) {
       const nlohmann::ordered_json line = {{"nodes", r->nodes},
                                            {"ns_per_node_chain", r->ns_per_node_chain},
                                            {"ns_per_node_wide", r->ns_per_node_wide},
-                                           {"run_overhead_us", r->run_overhead_us}};
+                                           {"run_overhead_us", r->run_overhead_us},
+                                           {"ns_per_loop_iteration", r->ns_per_loop_iteration}};
       if (!opts->json) {
-        std::printf("executor, %d nodes: chain %.0f ns/node, wide %.0f ns/node, Run %.1f us\n",
-                    r->nodes, r->ns_per_node_chain, r->ns_per_node_wide, r->run_overhead_us);
+        std::printf("executor, %d nodes: chain %.0f ns/node, wide %.0f ns/node, Run %.1f us, "
+                    "loop %.0f ns/iteration\n",
+                    r->nodes, r->ns_per_node_chain, r->ns_per_node_wide, r->run_overhead_us,
+                    r->ns_per_loop_iteration);
       }
       std::printf("%s\n", line.dump().c_str());
       return 0;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "graph/ops/array_ops.h"
+#include "graph/ops/cond.h"
+#include "graph/ops/control_flow_ops.h"
 #include "graph/ops/core_ops.h"
 #include "graph/ops/data_flow_ops.h"
 #include "graph/ops/fill_ops.h"
@@ -12,3 +14,4 @@
 #include "graph/ops/reduction_ops.h"
 #include "graph/ops/state_ops.h"
 #include "graph/ops/training_ops.h"
+#include "graph/ops/while_loop.h"

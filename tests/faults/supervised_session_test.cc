@@ -142,7 +142,9 @@ class SupervisedSessionTest : public ::testing::Test {
     Tensor w;
     auto s = Start("clean", g);
     EXPECT_NE(s, nullptr);
-    if (s != nullptr) EXPECT_TRUE(Train(*s, g, [](int64_t) {}, &w).empty());
+    if (s != nullptr) {
+      EXPECT_TRUE(Train(*s, g, [](int64_t) {}, &w).empty());
+    }
     return w;
   }
 
