@@ -4,15 +4,40 @@
 // computation written as a plain C++ loop.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <thread>
 
 #include "actors/session.h"
+#include "graph/op_registry.h"
 #include "graph/ops/all_ops.h"
+#include "kernels/kernel_registry.h"
 
 namespace tact {
 namespace {
+
+// An expensive identity that sleeps 2 ms and records how many of it ran at
+// once: iterations of a loop overlap up to parallel_iterations.
+REGISTER_OP("TestSlowIdentity").Input("x: float").Output("y: float");
+std::atomic<int> g_slow_running{0};
+std::atomic<int> g_slow_most{0};
+
+class TestSlowIdentityOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const int now = ++g_slow_running;
+    int most = g_slow_most.load();
+    while (now > most && !g_slow_most.compare_exchange_weak(most, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    --g_slow_running;
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+REGISTER_KERNEL_BUILDER(Name("TestSlowIdentity").Device(DEVICE_CPU), TestSlowIdentityOp);
 
 std::unique_ptr<Session> NewSession(const Scope& s) {
   EXPECT_TRUE(s.ok()) << s.status().ToString();
@@ -165,6 +190,62 @@ TEST(ControlFlowTest, ParallelIterationsGiveTheSameResult) {
       EXPECT_EQ((*out)[1].scalar<float>(), 150.0f) << parallel;
     }
   }
+}
+
+// The slow op of each iteration is off the loop's critical path (i), so
+// iterations overlap: as many as parallel_iterations allows and the
+// device's threads can run, never more.
+TEST(ControlFlowTest, ParallelIterationsBoundsTheOverlap) {
+  for (int parallel : {1, 3}) {
+    Scope s = Scope::NewRootScope();
+    auto r = WhileLoop(
+        s, {Const(s, Tensor::Scalar<float>(0)), Const(s, Tensor::Scalar<float>(0))},
+        [&](const Scope& c, const std::vector<Output>& v) { return Less(c, v[0], 24.0f); },
+        [&](const Scope& b, const std::vector<Output>& v) {
+          auto slow = OpBuilder(b, "TestSlowIdentity").Input(v[0]).FinalizeOutput();
+          return std::vector<Output>{Add(b, v[0], 1.0f), Add(b, v[1], slow)};
+        },
+        WhileOptions{"overlap", parallel});
+    ASSERT_EQ(r.size(), 2u) << s.status().ToString();
+    SessionOptions options;
+    options.intra_op_threads = 8;
+    auto session = Session::Create(options);
+    ASSERT_TRUE(session.ok());
+    ASSERT_TRUE((*session)->Extend(*s.ToGraphDef()).ok());
+    g_slow_most = 0;
+    auto out = (*session)->Run({}, {r[1].name()}, {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ((*out)[0].scalar<float>(), 23 * 24 / 2.0f);
+    EXPECT_LE(g_slow_most.load(), parallel);
+    if (parallel > 1) {
+      EXPECT_GE(g_slow_most.load(), 2);
+    }
+  }
+}
+
+// A long loop frees its iterations as it goes: memory stays flat.
+TEST(ControlFlowTest, IterationsAreFreedAsTheLoopGoes) {
+  Scope s = Scope::NewRootScope();
+  auto r = WhileLoop(
+      s, {Const(s, Tensor::Scalar<int32_t>(0)), Const(s, Tensor::FromVector<float>({0, 0, 0, 0}))},
+      [&](const Scope& c, const std::vector<Output>& v) { return Less(c, v[0], 200000); },
+      [&](const Scope& b, const std::vector<Output>& v) {
+        return std::vector<Output>{Add(b, v[0], 1), Add(b, v[1], 1.0f)};
+      });
+  auto session = NewSession(s);
+  auto rss = [] {
+    std::ifstream statm("/proc/self/statm");
+    int64_t pages = 0, resident = 0;
+    statm >> pages >> resident;
+    return resident * 4096;
+  };
+  ASSERT_TRUE(session->Run({}, {r[1].name()}, {}).ok());
+  const int64_t before = rss();
+  auto out = session->Run({}, {r[1].name()}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].data<float>()[3], 200000.0f);
+  // 200,000 iterations kept would hold well over 50 MB of state.
+  EXPECT_LT(rss() - before, 8 << 20);
 }
 
 // An inner loop per outer iteration, reading a tensor from outside both.
