@@ -1,7 +1,6 @@
 #include "actors/executor_graph.h"
 
 #include <chrono>
-#include <exception>
 #include <string>
 
 #include "kernels/kernel_registry.h"
@@ -46,28 +45,6 @@ Status ExecutorGraph::Initialize(std::shared_ptr<const Graph> g, Device* d) {
     if (initial_pending[node->id()] == 0) roots.push_back(node->id());
   }
   return Status::OK();
-}
-
-OpKernelContext::Params ExecutorGraph::MakeParams(int id, const Executor::Args& args,
-                                                  Tensor* inputs) const {
-  const NodeItem& item = items[id];
-  OpKernelContext::Params p;
-  p.device = device;
-  p.op_kernel = item.kernel.get();
-  p.inputs = inputs;
-  p.num_inputs = item.num_inputs;
-  p.step_id = args.step_id;
-  p.rendezvous = args.rendezvous;
-  p.default_container = args.default_container;
-  return p;
-}
-
-void ExecutorGraph::Compute(int id, OpKernelContext* ctx) const {
-  try {
-    items[id].kernel->Compute(ctx);
-  } catch (const std::exception& e) {
-    ctx->CtxFailure(errors::Internal("kernel threw: ", e.what()));
-  }
 }
 
 StatusOr<Tensor> ExecutorGraph::EdgeValue(const OutEdge& edge, const Tensor& output) const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -46,11 +47,29 @@ struct ExecutorGraph {
   Status Initialize(std::shared_ptr<const Graph> g, Device* d);
 
   // A kernel context for node `id` reading its inputs from `inputs`.
-  OpKernelContext::Params MakeParams(int id, const Executor::Args& args, Tensor* inputs) const;
+  // (This and Compute are on every node's path: inline.)
+  OpKernelContext::Params MakeParams(int id, const Executor::Args& args, Tensor* inputs) const {
+    const NodeItem& item = items[id];
+    OpKernelContext::Params p;
+    p.device = device;
+    p.op_kernel = item.kernel.get();
+    p.inputs = inputs;
+    p.num_inputs = item.num_inputs;
+    p.step_id = args.step_id;
+    p.rendezvous = args.rendezvous;
+    p.default_container = args.default_container;
+    return p;
+  }
   // Runs node `id`'s synchronous kernel; an exception that escapes it (a
   // std::bad_alloc deep inside a library) becomes the kernel's error
   // rather than the end of the process.
-  void Compute(int id, OpKernelContext* ctx) const;
+  void Compute(int id, OpKernelContext* ctx) const {
+    try {
+      items[id].kernel->Compute(ctx);
+    } catch (const std::exception& e) {
+      ctx->CtxFailure(errors::Internal("kernel threw: ", e.what()));
+    }
+  }
   // What `edge` delivers of `output`: the tensor, or for a ref feeding a
   // plain input the variable's value; the error names the consumer.
   StatusOr<Tensor> EdgeValue(const OutEdge& edge, const Tensor& output) const;
