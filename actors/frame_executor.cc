@@ -20,7 +20,7 @@ enum class Kind : uint8_t { kPlain, kSwitch, kMerge, kEnter, kExit, kNextIterati
 Kind KindOf(const std::string& op) {
   if (op == "Switch") return Kind::kSwitch;
   if (op == "Merge") return Kind::kMerge;
-  if (op == "Enter") return Kind::kEnter;
+  if (op == "Enter" || op == "RefEnter") return Kind::kEnter;
   if (op == "Exit") return Kind::kExit;
   if (op == "NextIteration") return Kind::kNextIteration;
   if (op == "_Send" || op == "_Recv") return Kind::kSendRecv;

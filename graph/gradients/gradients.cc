@@ -1,9 +1,12 @@
 #include "graph/gradients/gradients.h"
 
+#include <functional>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "graph/gradients/grad_registry.h"
+#include "graph/gradients/loop_grad.h"
 #include "graph/ops/fill_ops.h"
 #include "graph/ops/math_ops.h"
 
@@ -56,6 +59,61 @@ std::vector<bool> Reach(const Graph& g, const std::vector<Node*>& starts, bool f
   return seen;
 }
 
+// The loops that a gradient flows through (one of their Exits is on the
+// path), and which nodes are inside one of them: the walker leaves those to
+// the loop's gradient (loop_grad.h), built when it meets the loop's Enters.
+struct PathLoops {
+  std::vector<LoopStructure> loops;
+  std::vector<bool> inside;          // by node id
+  std::map<int, size_t> loop_of_enter;  // the Enters of loops not inside another
+};
+
+StatusOr<PathLoops> FindPathLoops(const Graph& g, const std::function<bool(const Node*)>& on_path) {
+  PathLoops p;
+  p.inside.assign(g.num_node_ids(), false);
+  std::vector<std::vector<bool>> inside_each;
+  for (Node* n : g.nodes()) {
+    if (n->op() != "LoopCond") continue;
+    bool exit_on_path = false;
+    for (const Edge* e : n->out_edges()) {
+      for (const Edge* o : e->dst->out_edges()) {
+        if (o->dst->op() == "Exit" && on_path(o->dst)) exit_on_path = true;
+      }
+    }
+    if (!exit_on_path) continue;  // (a gradient loop being built is never on the path)
+    TACT_ASSIGN_OR_RETURN(LoopStructure loop, FindLoop(g, n));
+    std::set<const Node*> exits;
+    std::vector<Node*> stack;
+    for (const auto& v : loop.vars) {
+      exits.insert(v.exit);
+      stack.push_back(v.enter);
+    }
+    for (Node* inv : loop.invariants) stack.push_back(inv);
+    std::vector<bool> inside(g.num_node_ids(), false);
+    while (!stack.empty()) {
+      Node* m = stack.back();
+      stack.pop_back();
+      if (inside[m->id()]) continue;
+      inside[m->id()] = true;
+      if (exits.count(m) > 0) continue;
+      for (const Edge* e : m->out_edges()) stack.push_back(e->dst);
+    }
+    p.loops.push_back(std::move(loop));
+    inside_each.push_back(std::move(inside));
+  }
+  for (size_t l = 0; l < p.loops.size(); ++l) {
+    for (size_t id = 0; id < p.inside.size(); ++id) p.inside[id] = p.inside[id] || inside_each[l][id];
+    bool nested = false;
+    for (size_t m = 0; m < p.loops.size(); ++m) {
+      nested = nested || (m != l && inside_each[m][p.loops[l].vars[0].enter->id()]);
+    }
+    if (nested) continue;
+    for (const auto& v : p.loops[l].vars) p.loop_of_enter[v.enter->id()] = l;
+    for (Node* inv : p.loops[l].invariants) p.loop_of_enter[inv->id()] = l;
+  }
+  return p;
+}
+
 // The sum of the partial gradients of one tensor (AddN for several).
 Output SumGradients(const Scope& scope, const std::vector<Output>& parts) {
   if (parts.size() == 1) return parts[0];
@@ -102,10 +160,40 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
     pending[{ys[i].node->id(), ys[i].index}].push_back(seed);
   }
 
+  TACT_ASSIGN_OR_RETURN(PathLoops loops, FindPathLoops(g, on_path));
+  std::map<size_t, std::map<int, Output>> loop_grads;  // by loop: Enter id -> its input's gradient
+
   std::map<Port, Output> x_grads;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Node* n = *it;
     if (!on_path(n)) continue;
+    if (loops.inside[n->id()]) {
+      auto l = loops.loop_of_enter.find(n->id());
+      if (l == loops.loop_of_enter.end()) continue;  // done with its loop
+      if (loop_grads.count(l->second) == 0) {
+        // Every Exit's consumers come before any Enter in this order, so
+        // the Exits' gradients are complete.
+        const LoopStructure& loop = loops.loops[l->second];
+        std::vector<Output> exit_grads;
+        for (const auto& v : loop.vars) {
+          auto p = pending.find({v.exit->id(), 0});
+          exit_grads.push_back(p == pending.end() || p->second.empty() ? Output()
+                                                                       : SumGradients(gs, p->second));
+        }
+        Status st = AddLoopGradient(gs, loop, exit_grads, &loop_grads[l->second]);
+        if (!st.ok()) {
+          scope.UpdateStatus(st);
+          return st;
+        }
+      }
+      const auto& grads = loop_grads[l->second];
+      auto gi = grads.find(n->id());
+      const Edge* in = n->input_edge(0);
+      if (gi != grads.end() && in != nullptr && CarriesGradient(in) && from_x[in->src->id()]) {
+        pending[{in->src->id(), in->src_output}].push_back(gi->second);
+      }
+      continue;
+    }
     bool any = false;
     std::vector<Output> out_grads(n->num_outputs());
     for (int i = 0; i < n->num_outputs(); ++i) {

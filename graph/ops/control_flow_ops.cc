@@ -42,6 +42,11 @@ REGISTER_OP("Merge").Input("inputs: N * T").Output("output: T").Output("value_in
 REGISTER_OP("Enter").Input("data: T").Output("output: T").Attr("T: type")
     .Attr("frame_name: string").Attr("is_constant: bool = false")
     .Attr("parallel_iterations: int = 10").SetShapeFn(shape_fn::UnchangedShape);
+// Enter for a reference (a Variable, a TensorArray): every iteration's
+// consumers read through it, so they see the variable as it is then.
+REGISTER_OP("RefEnter").Input("data: Ref(T)").Output("output: Ref(T)").Attr("T: type")
+    .Attr("frame_name: string").Attr("is_constant: bool = false")
+    .Attr("parallel_iterations: int = 10").SetShapeFn(shape_fn::UnchangedShape);
 REGISTER_OP("Exit").Input("data: T").Output("output: T").Attr("T: type")
     .SetShapeFn(shape_fn::UnchangedShape);
 REGISTER_OP("NextIteration").Input("data: T").Output("output: T").Attr("T: type")
@@ -63,7 +68,8 @@ MergeOutputs Merge(const Scope& scope, const std::vector<Input>& inputs) {
 
 Output Enter(const Scope& scope, Input data, const std::string& frame_name, bool is_constant,
              int parallel_iterations) {
-  return OpBuilder(scope, "Enter").Input(data).Attr("frame_name", frame_name)
+  const bool ref = !data.is_constant() && IsRefType(data.output().type());
+  return OpBuilder(scope, ref ? "RefEnter" : "Enter").Input(data).Attr("frame_name", frame_name)
       .Attr("is_constant", is_constant).Attr("parallel_iterations", parallel_iterations)
       .FinalizeOutput();
 }
@@ -81,7 +87,7 @@ Output LoopCond(const Scope& scope, Input pred) {
 }
 
 bool IsControlFlowOp(const std::string& op) {
-  return op == "Switch" || op == "Merge" || op == "Enter" || op == "Exit" ||
+  return op == "Switch" || op == "Merge" || op == "Enter" || op == "RefEnter" || op == "Exit" ||
          op == "NextIteration" || op == "LoopCond";
 }
 

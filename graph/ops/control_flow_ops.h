@@ -35,14 +35,16 @@ struct MergeOutputs {
 };
 MergeOutputs Merge(const Scope& scope, const std::vector<Input>& inputs);
 
-// At most `parallel_iterations` iterations of the frame run at once.
+// At most `parallel_iterations` iterations of the frame run at once. A
+// reference (a Variable's output) enters as a reference (RefEnter), so the
+// loop's consumers read it as it is in their iteration.
 Output Enter(const Scope& scope, Input data, const std::string& frame_name,
              bool is_constant = false, int parallel_iterations = 10);
 Output Exit(const Scope& scope, Input data);
 Output NextIteration(const Scope& scope, Input data);
 Output LoopCond(const Scope& scope, Input pred);
 
-// Switch, Merge, Enter, Exit, NextIteration or LoopCond: the executor runs a
+// Switch, Merge, (Ref)Enter, Exit, NextIteration or LoopCond: the executor runs a
 // graph holding any of them with frames and dead tensors.
 bool IsControlFlowOp(const std::string& op);
 

@@ -37,7 +37,7 @@ class MergeOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
-// Enter, Exit, NextIteration and LoopCond forward their input.
+// Enter, RefEnter, Exit, NextIteration and LoopCond forward their input.
 class ForwardOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -48,6 +48,7 @@ class ForwardOp : public OpKernel {
 REGISTER_KERNEL_BUILDER(Name("Switch").Device(DEVICE_CPU), SwitchOp);
 REGISTER_KERNEL_BUILDER(Name("Merge").Device(DEVICE_CPU), MergeOp);
 REGISTER_KERNEL_BUILDER(Name("Enter").Device(DEVICE_CPU), ForwardOp);
+REGISTER_KERNEL_BUILDER(Name("RefEnter").Device(DEVICE_CPU), ForwardOp);
 REGISTER_KERNEL_BUILDER(Name("Exit").Device(DEVICE_CPU), ForwardOp);
 REGISTER_KERNEL_BUILDER(Name("NextIteration").Device(DEVICE_CPU), ForwardOp);
 REGISTER_KERNEL_BUILDER(Name("LoopCond").Device(DEVICE_CPU), ForwardOp);
