@@ -43,6 +43,12 @@ StatusOr<std::vector<Node*>> BodyNodes(const LoopStructure& loop, const std::str
         return errors::Unimplemented(what, ": its body holds another loop ('", d->name(),
                                      "'); the gradient of a loop in a loop is not supported");
       }
+      if (d->op() == "TensorArrayRead") {
+        // A gradient loop reads the forward values back: differentiating it
+        // again would need the reads' gradients, which are not there.
+        return errors::Unimplemented(what, ": it is itself a loop's gradient; second derivatives "
+                                     "through a WhileLoop are not supported");
+      }
       if (d->IsStateful()) {
         return errors::Unimplemented(what, ": its body holds the stateful op '", d->name(),
                                      "', which the gradient would run again");

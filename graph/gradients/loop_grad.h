@@ -15,7 +15,8 @@
 // that fetches none skips the writes.
 //
 // Not supported (clear errors): a loop in the body of the loop whose
-// gradient is asked for, and a body that reads the condition's values.
+// gradient is asked for, a body that reads the condition's values or holds
+// a stateful op, and second derivatives through a loop.
 #pragma once
 
 #include <map>

@@ -192,5 +192,18 @@ TEST(LoopGradTest, ALoopInALoopIsAClearError) {
   EXPECT_NE(st.message().find("loop in a loop"), std::string::npos) << st.ToString();
 }
 
+TEST(LoopGradTest, ASecondDerivativeIsAClearError) {
+  Scope s = Scope::NewRootScope();
+  auto W = Placeholder(s.WithOpName("W"), DT_DOUBLE);
+  auto x = Placeholder(s.WithOpName("x0"), DT_DOUBLE);
+  Output y = TanhChain(s, W, x, 4, false);
+  std::vector<Output> g1, g2;
+  ASSERT_TRUE(AddSymbolicGradients(s, {y}, {W}, {}, &g1).ok()) << s.status().ToString();
+  Status st = AddSymbolicGradients(s, {Sum(s, g1[0], {0, 1})}, {W}, {}, &g2);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("second derivatives through a WhileLoop"), std::string::npos)
+      << st.ToString();
+}
+
 }  // namespace
 }  // namespace tact
