@@ -281,10 +281,16 @@ void ExecutorImpl::RunAsync(const Args& args, DoneCallback done) const {
 
 StatusOr<std::unique_ptr<Executor>> Executor::Create(std::shared_ptr<const Graph> graph,
                                                      Device* device) {
-  // A straight-line graph (no control-flow op) keeps the executor without
-  // frames and dead tensors, whose bookkeeping it would only pay for.
+  // A straight-line graph (no control-flow op, no _Recv that may bring a
+  // dead tensor) keeps the executor without frames and dead tensors, whose
+  // bookkeeping it would only pay for.
   for (Node* node : graph->nodes()) {
-    if (IsControlFlowOp(node->op())) return CreateFrameExecutor(std::move(graph), device);
+    bool may_be_dead = false;
+    if (IsControlFlowOp(node->op()) ||
+        (node->op() == "_Recv" && GetAttr(node->attrs(), "may_be_dead", &may_be_dead).ok() &&
+         may_be_dead)) {
+      return CreateFrameExecutor(std::move(graph), device);
+    }
   }
   auto impl = std::make_unique<ExecutorImpl>();
   TACT_RETURN_IF_ERROR(impl->g_.Initialize(std::move(graph), device));

@@ -10,12 +10,15 @@
 
 #include "actors/executor_graph.h"
 #include "actors/send_batch.h"
+#include "graph/control_flow_info.h"
+#include "graph/hex.h"
+#include "graph/stable_hash.h"
 #include "kernels/rendezvous.h"
 
 namespace tact {
 namespace {
 
-enum class Kind : uint8_t { kPlain, kSwitch, kMerge, kEnter, kExit, kNextIteration, kSendRecv };
+enum class Kind : uint8_t { kPlain, kSwitch, kMerge, kEnter, kExit, kNextIteration, kSend, kRecv };
 
 Kind KindOf(const std::string& op) {
   if (op == "Switch") return Kind::kSwitch;
@@ -23,7 +26,8 @@ Kind KindOf(const std::string& op) {
   if (op == "Enter" || op == "RefEnter") return Kind::kEnter;
   if (op == "Exit") return Kind::kExit;
   if (op == "NextIteration") return Kind::kNextIteration;
-  if (op == "_Send" || op == "_Recv") return Kind::kSendRecv;
+  if (op == "_Send") return Kind::kSend;
+  if (op == "_Recv") return Kind::kRecv;
   return Kind::kPlain;
 }
 
@@ -54,6 +58,7 @@ struct NodeInfo {
   int child_frame = -1;  // an Enter's frame
   bool constant_enter = false;
   int exit_index = -1;   // an Exit's index in its frame's exits
+  bool client_send = false;  // a _Send of a fetch, to the client
 };
 
 std::string FrameName(const std::vector<FrameInfo>& frames, int f) {
@@ -78,82 +83,31 @@ class FrameExecutor final : public Executor {
   Status CountInputs();
 };
 
-// Walks the graph from its roots: an Enter's consumers are in the frame it
-// names, an Exit's in the frame around its own, everyone else's in their
-// producer's.
 Status FrameExecutor::AssignFrames() {
   const Graph& graph = *g_.graph;
+  TACT_ASSIGN_OR_RETURN(const ControlFlowInfo cf, BuildControlFlowInfo(graph));
+  frames_.resize(cf.frames.size());
+  for (size_t f = 0; f < cf.frames.size(); ++f) {
+    frames_[f].name = cf.frames[f].name;
+    frames_[f].parent = cf.frames[f].parent;
+    frames_[f].parallel_iterations = cf.frames[f].parallel_iterations;
+    frames_[f].is_loop = cf.frames[f].is_loop;
+  }
   info_.assign(graph.num_node_ids(), NodeInfo());
-  frames_.assign(1, FrameInfo());
-  for (Node* n : graph.nodes()) info_[n->id()].kind = KindOf(n->op());
-  std::map<std::pair<int, std::string>, int> child_frames;
-  std::deque<int> queue;
-  for (int id : g_.roots) {
-    info_[id].frame = 0;
-    queue.push_back(id);
-  }
-  while (!queue.empty()) {
-    const Node* node = graph.node(queue.front());
-    queue.pop_front();
-    NodeInfo& ni = info_[node->id()];
-    int out_frame = ni.frame;
-    if (ni.kind == Kind::kEnter) {
-      std::string name;
-      TACT_RETURN_IF_ERROR(GetAttr(node->attrs(), "frame_name", &name));
-      int64_t parallel = 10;
-      if (!GetAttr(node->attrs(), "parallel_iterations", &parallel).ok()) parallel = 10;
-      if (!GetAttr(node->attrs(), "is_constant", &ni.constant_enter).ok()) ni.constant_enter = false;
-      if (parallel < 1) {
-        return errors::InvalidArgument(node->ErrorPrefix(), "parallel_iterations must be at least 1, not ",
-                                       parallel);
-      }
-      auto it = child_frames.find({ni.frame, name});
-      if (it == child_frames.end()) {
-        FrameInfo f;
-        f.name = name;
-        f.parent = ni.frame;
-        f.parallel_iterations = static_cast<int>(parallel);
-        frames_.push_back(std::move(f));
-        it = child_frames.emplace(std::make_pair(ni.frame, name), frames_.size() - 1).first;
-      }
-      ni.child_frame = it->second;
-      ++frames_[ni.child_frame].num_enters;
-      out_frame = ni.child_frame;
-    } else if (ni.kind == Kind::kExit) {
-      if (ni.frame == 0) {
-        return errors::InvalidArgument(node->ErrorPrefix(),
-                                       "an Exit must be inside a loop's frame, but its input "
-                                       "comes through no Enter");
-      }
-      ni.exit_index = static_cast<int>(frames_[ni.frame].exits.size());
-      frames_[ni.frame].exits.push_back(node->id());
-      out_frame = frames_[ni.frame].parent;
-    } else if (ni.kind == Kind::kNextIteration) {
-      frames_[ni.frame].is_loop = true;
-    }
-    for (const Edge* e : node->out_edges()) {
-      NodeInfo& dst = info_[e->dst->id()];
-      if (dst.frame < 0) {
-        dst.frame = out_frame;
-        queue.push_back(e->dst->id());
-      } else if (dst.frame != out_frame) {
-        return errors::InvalidArgument(
-            e->dst->ErrorPrefix(), "has inputs from two frames, ", FrameName(frames_, dst.frame),
-            " and ", FrameName(frames_, out_frame),
-            " (a value enters a loop through an Enter and leaves it through an Exit)");
-      }
-    }
-  }
   for (Node* n : graph.nodes()) {
     NodeInfo& ni = info_[n->id()];
-    if (ni.frame < 0) {
-      return errors::InvalidArgument(n->ErrorPrefix(), "is reached from no node without inputs");
-    }
-    if (ni.kind == Kind::kSendRecv && ni.frame != 0) {
-      // Rendezvous keys name no iteration, so a loop's transfers would meet.
-      return errors::Unimplemented(n->ErrorPrefix(), "a Send or Recv inside ",
-                                   FrameName(frames_, ni.frame),
-                                   " is not supported: keep the loop on one device");
+    ni.kind = KindOf(n->op());
+    ni.frame = cf.frame_of[n->id()];
+    ni.child_frame = cf.child_frame[n->id()];
+    if (ni.kind == Kind::kEnter) {
+      if (!GetAttr(n->attrs(), "is_constant", &ni.constant_enter).ok()) ni.constant_enter = false;
+      ++frames_[ni.child_frame].num_enters;
+    } else if (ni.kind == Kind::kExit) {
+      ni.exit_index = static_cast<int>(frames_[ni.frame].exits.size());
+      frames_[ni.frame].exits.push_back(n->id());
+    } else if (ni.kind == Kind::kSend) {
+      bool client = false;
+      ni.client_send = GetAttr(n->attrs(), "client_terminated", &client).ok() && client;
     }
     FrameInfo& f = frames_[ni.frame];
     ni.local = static_cast<int>(f.nodes.size());
@@ -206,14 +160,23 @@ Status FrameExecutor::CountInputs() {
 // One iteration of one frame instance: what its nodes still wait for and
 // their inputs.
 struct Iteration {
-  Iteration(const FrameInfo& f, int64_t n)
+  Iteration(const FrameInfo& f, uint64_t frame_id, int64_t n)
       : number(n),
+        tag(f.parent < 0 ? std::string() : Tag(frame_id, n)),
         pending(n == 0 ? f.pending_first : f.pending_later),
         dead(f.nodes.size(), 0),
         merge(f.nodes.size(), kWaiting),
         slots(f.num_slots) {}
   enum MergeState : uint8_t { kWaiting, kHasValue, kFired };
+  static std::string Tag(uint64_t frame_id, int64_t n) {
+    std::string tag = ";";
+    tag += HexEncode(frame_id);
+    tag += ':';
+    tag += std::to_string(n);
+    return tag;
+  }
   int64_t number;
+  std::string tag;               // the kernels' frame_iter; empty in the root
   std::vector<int32_t> pending;  // by local index
   std::vector<int32_t> dead;     // dead inputs seen (a Merge: dead data inputs)
   std::vector<uint8_t> merge;    // MergeState, for Merges
@@ -231,8 +194,13 @@ struct Frame {
   using Key = std::pair<int64_t, int>;  // (parent iteration, static frame)
 
   Frame(const FrameInfo& fi, Frame* p, Iteration* pi, Key k)
-      : info(fi), parent(p), parent_iter(pi), key(k), pending_enters(fi.num_enters),
-        exit_live(fi.exits.size(), 0) {}
+      : info(fi), parent(p), parent_iter(pi), key(k),
+        // The same instance of a frame has the same id in every partition
+        // of the step, so that their transfers' keys meet.
+        id(p == nullptr ? 0
+                        : StableHash(HexEncode(p->id) + "/" + fi.name + "/" +
+                                     std::to_string(k.first))),
+        pending_enters(fi.num_enters), exit_live(fi.exits.size(), 0) {}
 
   // The live iteration `n`, or null.
   Iteration* Find(int64_t n) const {
@@ -246,6 +214,7 @@ struct Frame {
   Frame* parent;
   Iteration* parent_iter;  // lives while this frame does (it counts the frame)
   Key key;
+  uint64_t id;
   int pending_enters;
   std::deque<std::unique_ptr<Iteration>> iterations;  // oldest first, numbers consecutive
   std::vector<Value> invariants;  // constant Enters' values, for each new iteration
@@ -280,6 +249,11 @@ class FrameState {
   void RunLoop(Ready* ready);
   void StartAsync(const Tagged& t, Ready* ready);
   void FinishAsync(AsyncCall* call, Ready* ready);
+  OpKernelContext::Params Params(const Tagged& t) const {
+    OpKernelContext::Params p = g_.MakeParams(t.id, args_, Inputs(t));
+    if (!t.iter->tag.empty()) p.frame_iter = &t.iter->tag;
+    return p;
+  }
   Tensor* Inputs(const Tagged& t) const {
     return t.iter->slots.data() + ex_->info_[t.id].local_input_start;
   }
@@ -367,14 +341,17 @@ void FrameState::RunLoop(Ready* ready) {
     const Tensor* outputs = nullptr;
     OpKernelContext::Params params;
     std::unique_ptr<OpKernelContext> ctx;
+    const NodeInfo& ni = ex_->info_[t.id];
     if (aborted_.load(std::memory_order_acquire)) {
       // Counted out, nothing run.
-    } else if (t.dead) {
-      if (ex_->info_[t.id].kind == Kind::kSendRecv) {
+    } else if (t.dead && !(ni.kind == Kind::kSend && !ni.client_send)) {
+      // A dead node runs no kernel; a dead _Send to another device still
+      // runs, to tell its _Recv, but a fetch of a dead tensor is an error.
+      if (ni.kind == Kind::kSend) {
         Fail(errors::InvalidArgument(
             g_.items[t.id].kernel->ErrorPrefix(),
             "its input is dead (computed on a branch that a Switch did not take), so it cannot "
-            "be fetched or sent to another device"));
+            "be fetched"));
       }
     } else if (g_.items[t.id].is_async) {
       StartAsync(t, ready);
@@ -382,7 +359,7 @@ void FrameState::RunLoop(Ready* ready) {
     } else {
       if (g_.items[t.id].expensive) SendBatch::Flush();
       const int64_t start = args_.stats ? NowNs() : 0;
-      params = g_.MakeParams(t.id, args_, Inputs(t));
+      params = Params(t);
       ctx = std::make_unique<OpKernelContext>(params);
       g_.Compute(t.id, ctx.get());
       ReleaseInputs(t);
@@ -398,7 +375,7 @@ void FrameState::RunLoop(Ready* ready) {
 }
 
 void FrameState::StartAsync(const Tagged& t, Ready* ready) {
-  auto* call = new AsyncCall(t, g_.MakeParams(t.id, args_, Inputs(t)), args_.stats ? NowNs() : 0);
+  auto* call = new AsyncCall(t, Params(t), args_.stats ? NowNs() : 0);
   g_.items[t.id].kernel->AsAsync()->ComputeAsync(&call->ctx, [this, call] {
     if (call->phase.exchange(2) == 0) return;
     FinishAsync(call, nullptr);
@@ -524,7 +501,9 @@ void FrameState::Activate(const Tagged& t, const Tensor* outputs) {
 
 void FrameState::Deliver(int src, const Tensor* outputs, bool dead, Frame* f, Iteration* it) {
   const NodeItem& item = g_.items[src];
-  const bool may_leave_unset = ex_->info_[src].kind == Kind::kSwitch;
+  // A Switch's untaken output, and a _Recv of a dead tensor.
+  const bool may_leave_unset =
+      ex_->info_[src].kind == Kind::kSwitch || ex_->info_[src].kind == Kind::kRecv;
   const FrameInfo& fi = f->info;
   for (int e = item.out_begin; e < item.out_end; ++e) {
     const OutEdge& oe = g_.out_edges[e];
@@ -589,7 +568,7 @@ Frame* FrameState::EnterFrame(const Tagged& t, int child) {
 }
 
 Iteration* FrameState::NewIteration(Frame* f, int64_t number) {
-  f->iterations.push_back(std::make_unique<Iteration>(f->info, number));
+  f->iterations.push_back(std::make_unique<Iteration>(f->info, f->id, number));
   Iteration* it = f->iterations.back().get();
   for (const Frame::Value& v : f->invariants) {
     Deliver(v.node, v.dead ? nullptr : &v.tensor, v.dead, f, it);

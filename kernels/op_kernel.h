@@ -118,6 +118,10 @@ class OpKernelContext {
     // The container of Variables whose `container` attr is empty (the
     // session's own); null means "" (ResourceMgr's shared default).
     const std::string* default_container = nullptr;
+    // Inside a loop: ";<frame>:<iteration>", which _Send and _Recv append
+    // to their rendezvous keys, so each iteration's transfer meets its own
+    // (actors/frame_executor.h). Null in the root frame.
+    const std::string* frame_iter = nullptr;
   };
   explicit OpKernelContext(const Params& params);
   OpKernelContext(const OpKernelContext&) = delete;
@@ -149,6 +153,7 @@ class OpKernelContext {
   int64_t step_id() const { return params_.step_id; }
   Rendezvous* rendezvous() const { return params_.rendezvous; }
   const std::string& default_container() const;
+  const std::string* frame_iter() const { return params_.frame_iter; }
 
   // Records a failure; the first one wins and gets the node's prefix.
   void CtxFailure(const Status& s);

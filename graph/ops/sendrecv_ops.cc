@@ -23,6 +23,10 @@ REGISTER_OP("_Recv")
     .Attr("send_device_incarnation: int")
     .Attr("recv_device: string")
     .Attr("client_terminated: bool = false")
+    // Set by the partitioner in a graph with control flow: what arrives may
+    // be dead (sent by a _Send whose input was), so the partition runs on
+    // the executor that knows dead tensors.
+    .Attr("may_be_dead: bool = false")
     .SetIsStateful();
 
 }  // namespace tact

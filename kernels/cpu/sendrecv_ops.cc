@@ -27,12 +27,19 @@ bool HasRendezvous(OpKernelContext* ctx, const AsyncOpKernel::DoneCallback& done
   return false;
 }
 
+// The key of this kernel's transfer in its iteration of a loop.
+std::string StepKey(OpKernelContext* ctx, const std::string& key) {
+  return ctx->frame_iter() == nullptr ? key : key + *ctx->frame_iter();
+}
+
+// A _Send whose input is dead (control flow: the branch a Switch did not
+// take) sends an empty tensor, which its _Recv takes for dead.
 class SendOp : public AsyncOpKernel {
  public:
   explicit SendOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     if (!HasRendezvous(ctx, done)) return;
-    ctx->rendezvous()->SendAsync(key_, ctx->input(0), [ctx, done](const Status& s) {
+    ctx->rendezvous()->SendAsync(StepKey(ctx, key_), ctx->input(0), [ctx, done](const Status& s) {
       if (!s.ok()) ctx->CtxFailure(s);
       done();
     });
@@ -48,12 +55,12 @@ class RecvOp : public AsyncOpKernel {
   explicit RecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     if (!HasRendezvous(ctx, done)) return;
-    ctx->rendezvous()->RecvAsync(key_, [ctx, done](const Status& s, const Tensor& t) {
+    ctx->rendezvous()->RecvAsync(StepKey(ctx, key_), [ctx, done](const Status& s, const Tensor& t) {
       if (!s.ok()) {
         ctx->CtxFailure(s);
-      } else {
+      } else if (t.IsInitialized()) {
         ctx->set_output(0, t);  // a dtype mismatch fails the step here
-      }
+      }  // else dead: the output stays unset
       done();
     });
   }
