@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "placement/loop_control.h"
 #include "placement/prefetch.h"
 #include "placement/recv_schedule.h"
 
@@ -464,7 +465,9 @@ StatusOr<PartitionResult> Partitioner::Run() {
 }  // namespace
 
 StatusOr<PartitionResult> Partition(const Graph& graph, const PartitionOptions& options) {
-  return Partitioner(graph, options).Run();
+  TACT_ASSIGN_OR_RETURN(PartitionResult result, Partitioner(graph, options).Run());
+  TACT_RETURN_IF_ERROR(AddLoopControl(graph, options, &result));
+  return result;
 }
 
 }  // namespace tact

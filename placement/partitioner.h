@@ -36,9 +36,9 @@
 // there, so an Assign on one device fed the ref of a Variable on another is
 // an error; the placer's colocation groups keep them together.
 //
-// Control flow (Switch/Merge, frames: paper 4.4) is not handled yet: a loop
-// whose body spans devices needs the paper's distributed loop control, and
-// edges out of ops that allow cycles are split like any other edge.
+// Control flow (Switch/Merge, frames: paper 4.4): edges in a loop are split
+// like any other, and a loop whose nodes span devices gets the paper's
+// distributed loop control in each partition (placement/loop_control.h).
 //
 // Partition runs in time linear in nodes + edges; schedule_recvs adds a
 // topological walk of the whole graph (also linear). Thread-safe on a const
