@@ -1,14 +1,18 @@
 // The Send and Recv endpoint actors (actors/endpoints.h says what they are
 // for; actors/messages.h declares them).
 #include <deque>
+#include <map>
+#include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "actors/messages.h"
 
 namespace tact {
 namespace {
 
-// How many steps a Recv endpoint holds tensors for that its Recv has not
+// How many steps (or iterations of a loop in one) a Recv endpoint holds tensors for that its Recv has not
 // asked for: a step that failed here before its Recv ran, and was not
 // aborted, must not keep its tensor for ever.
 constexpr size_t kHeldSteps = 1024;
@@ -16,20 +20,28 @@ constexpr size_t kHeldSteps = 1024;
 // Recvs and drop their late tensors.
 constexpr size_t kAbortedSteps = 4096;
 
+// What a Recv endpoint matches: a step and, inside a loop, an iteration
+// (the key's tag, kernels/rendezvous.h: SplitFrameIter).
+using Slot = std::pair<int64_t, std::string>;
+
+Slot SlotOf(int64_t step_id, const std::string& key) {
+  return {step_id, std::string(SplitFrameIter(key).second)};
+}
+
 struct RecvState {
   std::string key;
-  std::unordered_map<int64_t, Tensor> held;  // sent, not yet asked for
-  std::deque<int64_t> held_order;            // oldest first; may name steps since taken
-  std::unordered_map<int64_t, std::shared_ptr<RecvCall>> waiting;  // asked for, not yet sent
+  std::map<Slot, Tensor> held;  // sent, not yet asked for
+  std::deque<Slot> held_order;  // oldest first; may name slots since taken
+  std::map<Slot, std::shared_ptr<RecvCall>> waiting;  // asked for, not yet sent
   std::unordered_map<int64_t, Status> aborted;
   std::deque<int64_t> aborted_order;
 };
 
 using RecvSelf = caf::stateful_actor<RecvState>;
 
-void Hold(RecvState& st, int64_t step_id, Tensor tensor) {
-  if (!st.held.emplace(step_id, std::move(tensor)).second) return;  // a step's second tensor: kept first
-  st.held_order.push_back(step_id);
+void Hold(RecvState& st, Slot slot, Tensor tensor) {
+  if (!st.held.emplace(slot, std::move(tensor)).second) return;  // a slot's second tensor: kept first
+  st.held_order.push_back(std::move(slot));
   while (st.held_order.size() > kHeldSteps) {
     st.held.erase(st.held_order.front());
     st.held_order.pop_front();
@@ -45,12 +57,17 @@ void Abort(RecvState& st, const WireAbortStep& abort) {
     st.aborted.erase(st.aborted_order.front());
     st.aborted_order.pop_front();
   }
-  st.held.erase(abort.step_id);
-  auto it = st.waiting.find(abort.step_id);
-  if (it == st.waiting.end()) return;
-  std::shared_ptr<RecvCall> call = std::move(it->second);
-  st.waiting.erase(it);
-  call->Answer(status, Tensor());
+  const Slot first{abort.step_id, std::string()};
+  for (auto it = st.held.lower_bound(first); it != st.held.end() && it->first.first == abort.step_id;) {
+    it = st.held.erase(it);
+  }
+  std::vector<std::shared_ptr<RecvCall>> calls;
+  for (auto it = st.waiting.lower_bound(first);
+       it != st.waiting.end() && it->first.first == abort.step_id;) {
+    calls.push_back(std::move(it->second));
+    it = st.waiting.erase(it);
+  }
+  for (const auto& call : calls) call->Answer(status, Tensor());
 }
 
 caf::behavior RecvBehavior(RecvSelf* self, std::string key) {
@@ -59,9 +76,10 @@ caf::behavior RecvBehavior(RecvSelf* self, std::string key) {
       [self](WireRendezvousTensor& m) {
         RecvState& st = self->state;
         if (st.aborted.count(m.step_id)) return;  // late: the step is over here
-        auto it = st.waiting.find(m.step_id);
+        Slot slot = SlotOf(m.step_id, m.key);
+        auto it = st.waiting.find(slot);
         if (it == st.waiting.end()) {
-          Hold(st, m.step_id, std::move(m.tensor));
+          Hold(st, std::move(slot), std::move(m.tensor));
           return;
         }
         std::shared_ptr<RecvCall> call = std::move(it->second);
@@ -74,19 +92,20 @@ caf::behavior RecvBehavior(RecvSelf* self, std::string key) {
           call->Answer(a->second, Tensor());
           return;
         }
-        if (auto h = st.held.find(call->step_id); h != st.held.end()) {
+        Slot slot = SlotOf(call->step_id, call->key);
+        if (auto h = st.held.find(slot); h != st.held.end()) {
           Tensor t = std::move(h->second);
           st.held.erase(h);
           call->Answer(Status::OK(), t);
           return;
         }
-        if (st.waiting.count(call->step_id)) {
-          call->Answer(errors::AlreadyExists("rendezvous key '", st.key, "' was received twice in step ",
+        if (st.waiting.count(slot)) {
+          call->Answer(errors::AlreadyExists("rendezvous key '", call->key, "' was received twice in step ",
                                              call->step_id),
                        Tensor());
           return;
         }
-        st.waiting.emplace(call->step_id, std::move(call));
+        st.waiting.emplace(std::move(slot), std::move(call));
       },
       [self](const WireAbortStep& abort) { Abort(self->state, abort); },
   };

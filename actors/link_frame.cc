@@ -56,7 +56,10 @@ StatusOr<std::unique_ptr<EncodedLinkFrame>> EncodeLinkFrame(int64_t step_id, con
     return errors::InvalidArgument("tensor '", key, "' has rank ", tensor.dims(), ", over the tensor links' limit of ",
                                    kMaxLinkRank);
   }
-  if (!LinkFrameCarries(tensor.dtype())) {
+  // A dead tensor (control flow) travels as a frame with no dtype, shape
+  // or bytes.
+  const bool dead = !tensor.IsInitialized();
+  if (!dead && !LinkFrameCarries(tensor.dtype())) {
     return errors::InvalidArgument("tensor '", key, "' of ", DataTypeString(tensor.dtype()),
                                    " has no flat bytes for a tensor link");
   }
@@ -84,6 +87,7 @@ StatusOr<std::unique_ptr<EncodedLinkFrame>> EncodeLinkFrame(int64_t step_id, con
     root.setStepId(step_id);
     root.setKey(capnp::Text::Reader(key.data(), key.size()));
     root.setDtype(static_cast<int32_t>(tensor.dtype()));
+    root.setDead(dead);
     auto shape = root.initShape(static_cast<unsigned>(tensor.dims()));
     for (int d = 0; d < tensor.dims(); ++d) shape.set(static_cast<unsigned>(d), tensor.dim_size(d));
     if (lent.id != 0) {
@@ -131,6 +135,7 @@ struct TensorHead {
   DataType dtype = DT_INVALID;
   TensorShape shape;
   uint64_t bytes = 0;
+  bool dead = false;
 };
 
 // Reads what segment 0 says into *out and *head and checks it against the
@@ -145,6 +150,15 @@ Status ReadHead(capnp::MessageReader& reader, const std::vector<uint32_t>& sizes
   out->key.assign(key.begin(), key.size());
   const int32_t dtype = root.getDtype();
   const DataType type = static_cast<DataType>(dtype);
+  if (root.getDead()) {
+    if (dtype != 0 || root.getShape().size() != 0 || root.hasLent() || sizes.size() != 1 ||
+        root.getChunks().size() != 0) {
+      return errors::InvalidArgument("tensor '", out->key, "' is dead but has a dtype, shape or bytes");
+    }
+    out->lent = LentBytes{};
+    *head = TensorHead{DT_INVALID, TensorShape(), 0, true};
+    return Status::OK();
+  }
   if (!IsValidDataType(type) || IsRefType(type) || !LinkFrameCarries(type)) {
     return errors::InvalidArgument("tensor '", out->key, "': dtype ", dtype, " is not carried by tensor links");
   }
@@ -260,7 +274,9 @@ Status ReadFrame(const ReadExact& read, DecodedLinkFrame* out) {
         kj::ArrayPtr<const kj::ArrayPtr<const capnp::word>>(b.segments.data(), b.segments.size()), options);
     TensorHead h;
     TACT_RETURN_IF_ERROR(ReadHead(reader, b.sizes, out, &h));
-    if (b.sizes.size() == 1 && out->lent.id == 0 && h.bytes > 0) {
+    if (h.dead) {
+      out->tensor = Tensor();
+    } else if (b.sizes.size() == 1 && out->lent.id == 0 && h.bytes > 0) {
       // Inline in segment 0 (checked to be exactly the tensor's size).
       TACT_ASSIGN_OR_RETURN(out->tensor, Tensor::Allocate(CpuAllocator(), h.dtype, h.shape));
       const capnp::Data::Reader d = reader.getRoot<schema::LinkFrame>().getChunks()[0];

@@ -190,6 +190,10 @@ StatusOr<std::string> Encode(const WireRendezvousTensor& m) {
   return Build<schema::RendezvousTensor>("RendezvousTensor", [&](auto out) {
     out.setStepId(m.step_id);
     out.setKey(m.key);
+    if (!m.tensor.IsInitialized()) {
+      out.setDead(true);
+      return Status::OK();
+    }
     return TensorToProto(m.tensor, out.initTensor());
   });
 }
@@ -198,6 +202,11 @@ Status Decode(std::string_view bytes, WireRendezvousTensor* m) {
   return Parse<schema::RendezvousTensor>(bytes, "RendezvousTensor", [&](auto in, size_t) {
     m->step_id = in.getStepId();
     m->key = in.getKey();
+    if (in.getDead()) {
+      if (in.hasTensor()) return errors::InvalidArgument("tensor '", m->key, "' is dead and has a value");
+      m->tensor = Tensor();
+      return Status::OK();
+    }
     TACT_ASSIGN_OR_RETURN(m->tensor, TensorFromProto(in.getTensor()));
     return Status::OK();
   });

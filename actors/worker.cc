@@ -56,7 +56,8 @@ class WorkerImpl final : public Worker {
                                             const std::string& key, const Tensor& tensor) {
           Peer peer = peers->Find(recv_task);
           if (!peer.actor) return errors::Unavailable("task ", task, " has no connection to task ", recv_task);
-          if (*links != nullptr && peer.link_port != 0 && TensorLinks::Carries(tensor.dtype())) {
+          if (*links != nullptr && peer.link_port != 0 &&
+              (!tensor.IsInitialized() || TensorLinks::Carries(tensor.dtype()))) {
             return (*links)->Send(recv_task, peer.host, peer.link_port, peer.epoch, step_id, key, tensor);
           }
           caf::anon_send(peer.actor, WireRendezvousTensor{step_id, key, tensor});

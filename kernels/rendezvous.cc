@@ -147,4 +147,13 @@ std::string RendezvousKey(const std::string& send_device, uint64_t send_incarnat
          tensor_name;
 }
 
+std::pair<std::string_view, std::string_view> SplitFrameIter(std::string_view key) {
+  size_t at = 0;
+  for (int field = 0; field < 4; ++field) {
+    at = key.find(';', field == 0 ? 0 : at + 1);
+    if (at == std::string_view::npos) return {key, {}};
+  }
+  return {key.substr(0, at), key.substr(at)};
+}
+
 }  // namespace tact

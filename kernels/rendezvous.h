@@ -14,6 +14,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "graph/tensor.h"
 
@@ -64,5 +66,10 @@ std::shared_ptr<Rendezvous> NewLocalRendezvous();
 // before a restart of the sending task from one sent after.
 std::string RendezvousKey(const std::string& send_device, uint64_t send_incarnation,
                           const std::string& recv_device, const std::string& tensor_name);
+
+// Inside a loop a _Send or _Recv appends ";<frame>:<iteration>" to its key
+// (OpKernelContext::frame_iter): {the key of the nodes, that tag}; the tag
+// is empty for a key of the root frame.
+std::pair<std::string_view, std::string_view> SplitFrameIter(std::string_view key);
 
 }  // namespace tact

@@ -71,7 +71,8 @@ struct StepDone {
 struct RendezvousTensor {
   stepId @0 :Int64;
   key @1 :Text;
-  tensor @2 :Tensor.TensorProto;
+  tensor @2 :Tensor.TensorProto;   # unset when dead
+  dead @3 :Bool;   # the Send's input was dead (control flow): no tensor
 }
 
 # Send endpoint -> Recv endpoint between processes, on a tensor link
@@ -90,6 +91,7 @@ struct LinkFrame {
   shape @3 :List(Int64);     # fully known
   chunks @4 :List(Data);     # the bytes, 256 MiB a chunk (a Data holds < 512 MiB); none when lent
   lent @5 :LentBytes;        # set when the bytes stay in the sender's memory
+  dead @6 :Bool;             # the Send's input was dead (control flow): dtype 0, no shape, no bytes
 }
 
 # A tensor lent between processes of one machine: the receiver copies its
