@@ -105,6 +105,34 @@ TEST(LinkFrameTest, EncodingRefusesWhatNoFrameCanCarry) {
 
 // Every way the table, the dtype and the shape can disagree, each refused
 // with what was wrong; a stream that ends is Cancelled.
+// A _Send's dead input (control flow) crosses as a frame with no dtype,
+// shape or bytes; a frame that says dead and carries one is refused.
+TEST(LinkFrameTest, ADeadTensorIsAFrameWithNothingInIt) {
+  const std::string dead = Encoded(Tensor(), "a;0;b;edge_3_x;1f:7");
+  DecodedLinkFrame d;
+  d.tensor = Tensor::Scalar<float>(1);
+  ASSERT_TRUE(Decode(dead, &d).ok());
+  EXPECT_FALSE(d.tensor.IsInitialized());
+  EXPECT_EQ(d.key, "a;0;b;edge_3_x;1f:7");
+  EXPECT_EQ(d.step_id, 42);
+  uint32_t table[2];
+  std::memcpy(table, dead.data(), sizeof table);
+  ASSERT_EQ(table[0], 0u) << "segment 0 alone";
+  // The data section starts after the one-segment table (8 bytes) and the
+  // root pointer (8): stepId, then dtype, then the dead bit.
+  std::string with_dtype = dead;
+  const uint32_t f32 = static_cast<uint32_t>(DT_FLOAT);
+  std::memcpy(&with_dtype[8 + 16], &f32, sizeof f32);
+  Status s = Decode(with_dtype, &d);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("is dead but has"), std::string::npos) << s.ToString();
+  std::string live = Encoded(Tensor::Scalar<float>(3));
+  live[8 + 20] |= 1;  // the dead bit on a frame with a dtype, a shape and bytes
+  s = Decode(live, &d);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("is dead but has"), std::string::npos) << s.ToString();
+}
+
 TEST(LinkFrameTest, TheDecoderRefusesEveryInconsistency) {
   Tensor t(DT_FLOAT, TensorShape({301}));  // 1204 bytes: 151 words of data
   for (int i = 0; i < 301; ++i) t.data<float>()[i] = static_cast<float>(i);

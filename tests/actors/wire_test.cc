@@ -79,6 +79,12 @@ TEST(WireTest, EveryMessageRoundTrips) {
   ASSERT_TRUE(Decode(*Encode(rt), &rt2).ok());
   EXPECT_EQ(rt2.key, rt.key);
   EXPECT_TRUE(rt2.tensor.BitwiseEqual(rt.tensor));
+  // A dead tensor (control flow) is a message with no tensor in it.
+  WireRendezvousTensor dead{4, "a;0;b;t;9c:2", Tensor()};
+  WireRendezvousTensor dead2{0, "", Tensor::Scalar<float>(1)};
+  ASSERT_TRUE(Decode(*Encode(dead), &dead2).ok());
+  EXPECT_EQ(dead2.key, dead.key);
+  EXPECT_FALSE(dead2.tensor.IsInitialized());
 
   WireAbortStep ab{9, errors::Unavailable("task 1 lost")};
   WireAbortStep ab2;
