@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "kernels/kernel_registry.h"
+#include "kernels/cpu/queue_wait.h"
 #include "kernels/queue.h"
 #include "kernels/rendezvous.h"
 #include "kernels/resource_ref.h"
@@ -73,6 +74,11 @@ StatusOr<std::shared_ptr<Queue>> QueueOf(OpKernelContext* ctx) {
 Tensor Row(const Tensor& t, int64_t i) {
   std::vector<int64_t> dims(t.shape().dim_sizes().begin() + 1, t.shape().dim_sizes().end());
   Tensor row(t.dtype(), TensorShape(dims));
+  if (t.dtype() == DT_STRING) {  // a filename queue's strings
+    const int64_t n = row.NumElements();
+    for (int64_t k = 0; k < n; ++k) row.data<std::string>()[k] = t.data<std::string>()[i * n + k];
+    return row;
+  }
   const size_t bytes = row.TotalBytes();
   std::memcpy(row.raw_data(), static_cast<const char*>(t.raw_data()) + bytes * static_cast<size_t>(i), bytes);
   return row;
@@ -91,6 +97,13 @@ StatusOr<Tensor> Stack(const std::vector<Queue::Tuple>& elements, size_t c, cons
       return errors::InvalidArgument("node '", node, "': component ", c, " of the elements has shapes ",
                                      first.shape().DebugString(), " and ",
                                      elements[i][c].shape().DebugString(), ": they cannot be stacked");
+    }
+    if (first.dtype() == DT_STRING) {
+      const int64_t n = first.NumElements();
+      for (int64_t k = 0; k < n; ++k) {
+        out.data<std::string>()[static_cast<int64_t>(i) * n + k] = elements[i][c].data<std::string>()[k];
+      }
+      continue;
     }
     std::memcpy(static_cast<char*>(out.raw_data()) + bytes * i, elements[i][c].raw_data(), bytes);
   }
@@ -153,49 +166,16 @@ Status Stackable(const QueueOptions& q, const std::string& node) {
                                  "PaddingFIFOQueue)");
 }
 
-// Enqueues and batched dequeues copy tensors by their bytes.
-Status FixedSize(const std::vector<DataType>& types, const std::string& node) {
+// Enqueues and batched dequeues copy tensors by their bytes, or strings
+// one by one; a padded batch only by bytes.
+Status FixedSize(const std::vector<DataType>& types, const std::string& node, bool strings_too) {
   for (DataType t : types) {
-    if (DataTypeSize(t) == 0) {
+    if (DataTypeSize(t) == 0 && !(strings_too && t == DT_STRING)) {
       return errors::Unimplemented("node '", node, "': batched queue ops take fixed-size dtypes, not ",
                                    DataTypeString(t));
     }
   }
   return Status::OK();
-}
-
-// Starts a wait on `queue` with `start` (TryEnqueue or TryDequeue, given
-// the callback that ends it) and ends it with the step's abort status if
-// the step is aborted first. `finish` runs once, when the wait ends.
-void WaitOnQueue(OpKernelContext* ctx, const std::shared_ptr<Queue>& queue,
-                 const std::function<Queue::Token(std::function<void()> ended)>& start,
-                 std::function<void()> finish) {
-  struct State {
-    std::mutex mu;
-    bool ended = false;
-    uint64_t abort_token = 0;
-  };
-  auto state = std::make_shared<State>();
-  Rendezvous* rendezvous = ctx->rendezvous();
-  const Queue::Token token = start([state, rendezvous, finish = std::move(finish)] {
-    uint64_t abort_token = 0;
-    {
-      std::lock_guard<std::mutex> lock(state->mu);
-      state->ended = true;
-      abort_token = state->abort_token;
-    }
-    if (abort_token != 0) rendezvous->RemoveAbortCallback(abort_token);
-    finish();
-  });
-  if (token == 0 || rendezvous == nullptr) return;  // ended already, or no step to abort it
-  const uint64_t abort_token =
-      rendezvous->AddAbortCallback([queue, token](const Status& why) { queue->Cancel(token, why); });
-  std::lock_guard<std::mutex> lock(state->mu);
-  if (state->ended) {
-    rendezvous->RemoveAbortCallback(abort_token);
-  } else {
-    state->abort_token = abort_token;
-  }
 }
 
 // QueueEnqueue (one element) and QueueEnqueueMany (as many as the
@@ -239,7 +219,7 @@ class QueueEnqueueOp : public AsyncOpKernel {
     if (!many_) {
       elements->push_back(std::move(components));
     } else {
-      TACT_RETURN_IF_ERROR(FixedSize(queue.options().types, name()));
+      TACT_RETURN_IF_ERROR(FixedSize(queue.options().types, name(), /*strings_too=*/true));
       int64_t n = -1;
       for (size_t c = 0; c < components.size(); ++c) {
         const Tensor& t = components[c];
@@ -277,7 +257,7 @@ class QueueDequeueOp : public AsyncOpKernel {
     Status s = queue.status();
     int64_t n = 1;
     if (s.ok() && many_) {
-      s = FixedSize((*queue)->options().types, name());
+      s = FixedSize((*queue)->options().types, name(), !(*queue)->options().padding);
       if (s.ok() && ctx->input(1).NumElements() != 1) {
         s = errors::InvalidArgument("node '", name(), "': n must be a scalar, not of shape ",
                                     ctx->input(1).shape().DebugString());
