@@ -17,6 +17,7 @@ QueueRunner::QueueRunner(Session* session, std::vector<std::string> enqueue_targ
 QueueRunner::~QueueRunner() { (void)Stop(); }
 
 void QueueRunner::Start(int threads_per_target) {
+  running_.fetch_add(threads_per_target * static_cast<int>(enqueue_targets_.size()));
   for (const std::string& target : enqueue_targets_) {
     for (int i = 0; i < threads_per_target; ++i) threads_.emplace_back([this, target] { Loop(target); });
   }
@@ -29,9 +30,15 @@ void QueueRunner::Loop(const std::string& target) {
       enqueued_.fetch_add(1);
       continue;
     }
-    if (!EndOfInput(s) && !stopping_.load()) Fail(s.WithPrefix("queue runner, target '" + target + "': "));
+    const bool last = running_.fetch_sub(1) == 1;
+    if (!EndOfInput(s) && !stopping_.load()) {
+      Fail(s.WithPrefix("queue runner, target '" + target + "': "));
+    } else if (last && s.code() == Code::kOutOfRange && !stopping_.load()) {
+      Close();  // the input is done: consumers drain the queue, then see OutOfRange
+    }
     return;
   }
+  running_.fetch_sub(1);
 }
 
 void QueueRunner::Fail(const Status& s) {

@@ -10,7 +10,10 @@
 // A thread ends when its Run fails with OutOfRange (its input is done) or
 // Cancelled (the queue was closed, or the session); the first other error
 // ends every thread, closes the queue so that dequeues do not wait for
-// ever, and is returned by Stop and Join.
+// ever, and is returned by Stop and Join. When the last thread ends at the
+// end of its input, the runner closes the queue (as TensorFlow's does): its
+// consumers drain what is left (a RandomShuffleQueue its last
+// min_after_dequeue elements too), then see OutOfRange.
 //
 // Thread-safe. The session must outlive the runner.
 #pragma once
@@ -55,6 +58,7 @@ class QueueRunner {
   std::vector<std::thread> threads_;
   std::atomic<bool> stopping_{false};
   std::atomic<int64_t> enqueued_{0};
+  std::atomic<int> running_{0};  // threads not yet ended
   std::mutex mu_;
   Status error_;        // the first error
   bool closed_ = false;  // the close target has run

@@ -75,6 +75,7 @@ int RunTrain(TrainFlags flags) {
                         {"test_accuracy", r->test_accuracy},
                         {"train_loss", r->train_loss},
                         {"images_per_sec", r->images_per_sec},
+                        {"input", r->input},
                         {"parameters", r->parameters},
                         {"variables_fingerprint", r->variables_fingerprint}};
     if (!opt.supervision.checkpoint.dir.empty() || !opt.supervision.faults.empty()) {
@@ -112,6 +113,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--max-steps", o.data.max_steps, "stop after this many steps (0: all)");
   cmd->add_option("--train-limit", o.data.train_limit, "use only the first N training images");
   cmd->add_option("--test-limit", o.data.test_limit, "use only the first N test images");
+  cmd->add_flag("--input-pipeline", o.data.input_pipeline,
+                "read the training set with input ops on each worker (readers, queues), not through the client");
   cmd->add_flag("--check-numerics", o.model.check_numerics,
                 "fail a step with a NaN or Inf gradient before any variable changes");
   cmd->add_option("--ps", o.cluster.ps, "parameter-server tasks of a local cluster (with --workers)");

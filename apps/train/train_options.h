@@ -45,6 +45,9 @@ struct DataOptions {
   int64_t test_limit = 0;
   // Stop after this many steps in all (0: run every epoch to the end).
   int64_t max_steps = 0;
+  // Read the training set with input ops on each tower's device instead of
+  // feeding it from the client (apps/train/input_pipeline.h).
+  bool input_pipeline = false;
 };
 
 // Where it runs.

@@ -15,6 +15,7 @@ struct TrainResult {
   double train_loss = 0;      // mean over the last epoch's steps
   double test_accuracy = 0;   // after the last epoch
   double images_per_sec = 0;  // training steps only, evaluation excluded
+  std::string input = "feed";  // how the training set came: "feed" or "pipeline"
   int64_t parameters = 0;     // trainable scalars
   int ps = 0, workers = 0;    // tasks of the cluster trained on (0, 0: this process)
   int64_t resumed_from = -1;  // the checkpoint's step a run started from (-1: none)

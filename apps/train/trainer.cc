@@ -9,6 +9,7 @@
 #include "actors/supervised_session.h"
 #include "actors/wire_auth.h"
 #include "apps/train/data/idx.h"
+#include "apps/train/input_pipeline.h"
 #include "apps/cluster/local_cluster.h"
 #include "apps/cluster/fault_plan.h"
 #include "apps/train/replicated_graph.h"
@@ -159,10 +160,13 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
   return p;
 }
 
-// Tower k's feeds: its share of the step's batch.
+// Tower k's feeds: its share of the step's batch (none when the tower
+// reads its own with input ops: `shares` empty).
 std::vector<std::pair<std::string, Tensor>> TowerFeeds(const ReplicatedTrainGraph& g, size_t k,
-                                                       const Batch& share, const Tensor& training) {
-  return {{g.towers[k].images, share.images}, {g.towers[k].labels, share.labels}, {g.training, training}};
+                                                       const std::vector<Batch>& shares, const Tensor& training) {
+  if (shares.empty()) return {{g.training, training}};
+  return {{g.towers[k].images, shares[k].images}, {g.towers[k].labels, shares[k].labels},
+          {g.training, training}};
 }
 
 // One sync step: every tower's share in one Run; the loss is the towers'
@@ -172,7 +176,7 @@ StatusOr<double> SyncStep(Session& session, const ReplicatedTrainGraph& g, const
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::vector<std::string> losses;
   for (size_t k = 0; k < g.towers.size(); ++k) {
-    for (auto& f : TowerFeeds(g, k, shares[k], training)) {
+    for (auto& f : TowerFeeds(g, k, shares, training)) {
       if (k == 0 || f.first != g.training) feeds.push_back(std::move(f));
     }
     losses.push_back(g.towers[k].loss);
@@ -191,7 +195,7 @@ StatusOr<double> AsyncStep(Session& session, const ReplicatedTrainGraph& g, cons
   std::vector<std::thread> threads;
   for (size_t k = 0; k < g.towers.size(); ++k) {
     threads.emplace_back([&, k] {
-      results[k] = session.Run(TowerFeeds(g, k, shares[k], training), {g.towers[k].loss}, {g.towers[k].train_op});
+      results[k] = session.Run(TowerFeeds(g, k, shares, training), {g.towers[k].loss}, {g.towers[k].train_op});
     });
   }
   for (std::thread& t : threads) t.join();
@@ -228,6 +232,19 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   if (opt.data.max_steps > 0 && opt.data.max_steps < total) total = opt.data.max_steps;
 
   TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
+  InputPipeline pipeline;
+  if (opt.data.input_pipeline) {
+    // A restore rewinds the variables but not the readers and queues.
+    if (!sv.faults.empty() || sv.chaos_faults > 0) {
+      return errors::InvalidArgument("--input-pipeline does not go with injected faults yet: a recovery "
+                                     "would not rewind the input");
+    }
+    if (opt.data.train_limit > 0) {
+      return errors::InvalidArgument("--input-pipeline reads the whole training set; drop --train-limit");
+    }
+    const int64_t share = opt.data.batch / static_cast<int64_t>(place.graph.towers.size());
+    TACT_ASSIGN_OR_RETURN(pipeline, AddInputPipeline(opt, share, &place.graph));
+  }
   FaultPlan faults({place.local_cluster.get(), nullptr, sv.checkpoint.dir, kPauseMs});
   TACT_RETURN_IF_ERROR(faults.Init(sv.faults, sv.chaos_seed, sv.chaos_faults, total));
   // Checkpointing, restoring and recovering are the session's
@@ -238,6 +255,8 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   supervised->set_before_save([&faults](int64_t) { faults.StartCheckpointKills(); });
   Session& session = supervised->session();
   const ReplicatedTrainGraph& g = place.graph;
+  TACT_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<QueueRunner>> runners,
+                        StartInputPipeline(session, pipeline));
   const bool async = !g.towers[0].train_op.empty();
 
   TrainResult r;
@@ -254,7 +273,9 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     // Gathered straight into each tower's feed, outside the timed step, as
     // one process's batch is.
     const std::vector<Batch> shares =
-        batches.GetShares(epoch, step % per_epoch, static_cast<int64_t>(g.towers.size()));
+        opt.data.input_pipeline
+            ? std::vector<Batch>()
+            : batches.GetShares(epoch, step % per_epoch, static_cast<int64_t>(g.towers.size()));
     const auto start = std::chrono::steady_clock::now();
     double loss = 0;
     TACT_ASSIGN_OR_RETURN(SupervisedStepResult done, supervised->RunStep([&](Session& s) {
@@ -280,6 +301,8 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       if (opt.on_epoch) opt.on_epoch(epoch, r.test_accuracy);
     }
   }
+  for (auto& runner : runners) TACT_RETURN_IF_ERROR(runner->Stop());
+  if (opt.data.input_pipeline) r.input = "pipeline";
   const SupervisionStats& stats = supervised->stats();
   r.resumed_from = stats.resumed_from;
   r.recoveries = stats.recoveries;
