@@ -31,6 +31,8 @@ GraphDef Pipeline() {
   Output one = QueueDequeue(s, source, {DT_FLOAT})[0];
   QueueEnqueue(s.WithOpName("pump"), doubled, {Add(s, one, one)});
   QueueSize(s.WithOpName("doubled_size"), doubled);
+  QueueDequeue(s.WithOpName("take_doubled"), doubled, {DT_FLOAT});
+  QueueClose(s.WithOpName("close_doubled"), doubled);
   // A pump whose values do not fit "numbers" (shape [2], not a scalar).
   QueueEnqueue(s.WithOpName("bad_pump"), numbers, {Const(s, Tensor::FromVector<float>({1, 2}))});
   auto def = s.ToGraphDef();
@@ -65,13 +67,17 @@ TEST(QueueRunnerTest, ThreadsEndByThemselvesWhenTheirInputIsDone) {
   auto session = Open();
   ASSERT_TRUE(session->Run({{"x:0", Tensor::FromVector<float>({1, 2, 3, 4, 5})}}, {}, {"fill"}).ok());
   ASSERT_TRUE(session->Run({}, {}, {"close_source"}).ok());
-  QueueRunner runner(session.get(), {"pump"}, "");
+  QueueRunner runner(session.get(), {"pump"}, "close_doubled");
   runner.Start(2);
   EXPECT_TRUE(runner.Join().ok());  // OutOfRange from the source ends them: not an error
   EXPECT_EQ(runner.enqueued(), 5);
   auto size = session->Run({}, {"doubled_size:0"}, {});
   ASSERT_TRUE(size.ok());
   EXPECT_EQ((*size)[0].scalar<int32_t>(), 5);
+  // The last thread at the end of its input closed the queue: its
+  // consumer drains the 5, then sees the end rather than waiting for ever.
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(session->Run({}, {"take_doubled:0"}, {}).ok()) << i;
+  EXPECT_EQ(session->Run({}, {"take_doubled:0"}, {}).status().code(), Code::kOutOfRange);
 }
 
 TEST(QueueRunnerTest, AFailingEnqueueStopsTheRunnerAndClosesTheQueueForItsConsumers) {
