@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <atomic>
+#include <mutex>
 #include <thread>
 
 #include "actors/supervised_session.h"
@@ -207,6 +209,60 @@ StatusOr<double> AsyncStep(Session& session, const ReplicatedTrainGraph& g, cons
   return sum / static_cast<double>(results.size());
 }
 
+// Asynchronous data-parallel training as the paper's Figure 7 shows it:
+// each tower runs its own loop of updates on its own shares, with
+// kInFlight Runs in flight at once, and no tower waits for another (a slow
+// replica holds back nobody). Steps [first, end) of the run are done as
+// (end - first) updates of each tower; returns their mean loss.
+constexpr int kInFlight = 2;
+
+struct AsyncProgress {
+  std::mutex mu;
+  double loss_sum = 0;
+  int64_t updates = 0;
+};
+
+Status AsyncLoop(Session& session, const ReplicatedTrainGraph& g, Batcher* batches, bool pipeline,
+                 int64_t first, int64_t end, int64_t per_epoch, const Tensor& training, AsyncProgress* progress) {
+  const size_t towers = g.towers.size();
+  std::vector<std::atomic<int64_t>> next(towers);
+  for (auto& n : next) n.store(first);
+  std::mutex data_mu;  // the Batcher is not thread-safe
+  std::mutex error_mu;
+  Status error;
+  std::atomic<bool> failed{false};
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k < towers; ++k) {
+    for (int t = 0; t < kInFlight; ++t) {
+      threads.emplace_back([&, k] {
+        for (int64_t step = next[k]++; step < end && !failed.load(); step = next[k]++) {
+          std::vector<Batch> shares;
+          if (!pipeline) {
+            std::lock_guard<std::mutex> lock(data_mu);
+            std::vector<Batch> all = batches->GetShares(step / per_epoch, step % per_epoch,
+                                                        static_cast<int64_t>(towers));
+            shares.resize(towers);
+            shares[k] = std::move(all[k]);
+          }
+          StatusOr<std::vector<Tensor>> out =
+              session.Run(TowerFeeds(g, k, shares, training), {g.towers[k].loss}, {g.towers[k].train_op});
+          if (!out.ok()) {
+            std::lock_guard<std::mutex> lock(error_mu);
+            if (error.ok()) error = out.status();
+            failed.store(true);
+            return;
+          }
+          std::lock_guard<std::mutex> lock(progress->mu);
+          progress->loss_sum += (*out)[0].scalar<float>();
+          ++progress->updates;
+        }
+      });
+    }
+  }
+  for (std::thread& t : threads) t.join();
+  return error;
+}
+
 }  // namespace
 
 StatusOr<TrainResult> Train(const TrainOptions& opt) {
@@ -266,7 +322,31 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   const Tensor training_on = Tensor::Scalar<bool>(true);
   double train_seconds = 0, loss_sum = 0;
   int64_t epoch_steps = 0, steps_run = 0;
-  while (supervised->step() < total) {
+  // Async training runs each tower's own loop, an epoch at a time (the test
+  // accuracy is measured between epochs), when there are no recovery points
+  // to keep: checkpoints and recoveries are at step boundaries, so with them
+  // the towers still meet after every step.
+  const bool async_loops = async && !supervised->checkpointing() && sv.faults.empty() && sv.chaos_faults == 0;
+  if (async_loops) {
+    for (int64_t first = 0; first < total; first += per_epoch) {
+      const int64_t end = std::min(total, first + per_epoch);
+      AsyncProgress progress;
+      const auto start = std::chrono::steady_clock::now();
+      TACT_RETURN_IF_ERROR(AsyncLoop(session, g, &batches, opt.data.input_pipeline, first, end, per_epoch,
+                                     training_on, &progress));
+      train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      steps_run += end - first;
+      r.train_loss = progress.loss_sum / static_cast<double>(std::max<int64_t>(progress.updates, 1));
+      if (opt.on_step) {
+        opt.on_step(TrainProgress{end, total, opt.data.batch, static_cast<int>(first / per_epoch), r.train_loss,
+                                  static_cast<double>(steps_run * opt.data.batch) / train_seconds});
+      }
+      TACT_ASSIGN_OR_RETURN(r.test_accuracy, TestAccuracy(session, g, test));
+      if (opt.on_epoch) opt.on_epoch(static_cast<int>(first / per_epoch), r.test_accuracy);
+    }
+    r.steps = total;
+  }
+  while (!async_loops && supervised->step() < total) {
     const int64_t step = supervised->step();
     const int epoch = static_cast<int>(step / per_epoch);
     TACT_RETURN_IF_ERROR(faults.InjectBefore(step));
@@ -309,7 +389,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   r.steps_lost = stats.steps_lost;
   r.recovery_ms_max = stats.recovery_ms_max;
   r.faults_injected = faults.injected();
-  r.steps = supervised->step();
+  if (!async_loops) r.steps = supervised->step();
   r.images_per_sec = train_seconds > 0 ? static_cast<double>(steps_run * opt.data.batch) / train_seconds : 0;
   TACT_ASSIGN_OR_RETURN(r.variables, ReadVariables(session, g));
   r.variables_fingerprint = VariablesFingerprint(r.variables);
