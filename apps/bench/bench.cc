@@ -23,6 +23,7 @@ void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   AddBenchSendRecv(*bench, run);
   AddBenchCheckpoint(*bench, run);
   AddBenchDistributed(*bench, run);
+  AddBenchAsync(*bench, run);
 }
 
 }  // namespace tact::apps

@@ -16,6 +16,9 @@ struct TrainResult {
   double test_accuracy = 0;   // after the last epoch
   double images_per_sec = 0;  // training steps only, evaluation excluded
   std::string input = "feed";  // how the training set came: "feed" or "pipeline"
+  // Async training without checkpoints or faults: the updates each replica
+  // made (a slow one makes fewer; empty otherwise).
+  std::vector<int64_t> tower_updates;
   int64_t parameters = 0;     // trainable scalars
   int ps = 0, workers = 0;    // tasks of the cluster trained on (0, 0: this process)
   int64_t resumed_from = -1;  // the checkpoint's step a run started from (-1: none)

@@ -210,39 +210,41 @@ StatusOr<double> AsyncStep(Session& session, const ReplicatedTrainGraph& g, cons
 }
 
 // Asynchronous data-parallel training as the paper's Figure 7 shows it:
-// each tower runs its own loop of updates on its own shares, with
-// kInFlight Runs in flight at once, and no tower waits for another (a slow
-// replica holds back nobody). Steps [first, end) of the run are done as
-// (end - first) updates of each tower; returns their mean loss.
+// each tower runs its own loop of updates, with kInFlight Runs in flight at
+// once, and no tower waits for another. Steps [first, end) of the run are
+// (end - first) x towers updates of one share of a step's batch each,
+// taken from one pool: a fast replica takes more of them, so a slow one
+// holds back nobody.
 constexpr int kInFlight = 2;
 
 struct AsyncProgress {
+  explicit AsyncProgress(size_t towers) : per_tower(towers, 0) {}
   std::mutex mu;
   double loss_sum = 0;
   int64_t updates = 0;
+  std::vector<int64_t> per_tower;
 };
 
 Status AsyncLoop(Session& session, const ReplicatedTrainGraph& g, Batcher* batches, bool pipeline,
                  int64_t first, int64_t end, int64_t per_epoch, const Tensor& training, AsyncProgress* progress) {
-  const size_t towers = g.towers.size();
-  std::vector<std::atomic<int64_t>> next(towers);
-  for (auto& n : next) n.store(first);
+  const int64_t towers = static_cast<int64_t>(g.towers.size());
+  std::atomic<int64_t> next{first * towers};  // the next update: step u / towers, share u % towers
   std::mutex data_mu;  // the Batcher is not thread-safe
   std::mutex error_mu;
   Status error;
   std::atomic<bool> failed{false};
   std::vector<std::thread> threads;
-  for (size_t k = 0; k < towers; ++k) {
+  for (size_t k = 0; k < g.towers.size(); ++k) {
     for (int t = 0; t < kInFlight; ++t) {
       threads.emplace_back([&, k] {
-        for (int64_t step = next[k]++; step < end && !failed.load(); step = next[k]++) {
+        for (int64_t u = next++; u < end * towers && !failed.load(); u = next++) {
+          const int64_t step = u / towers;
           std::vector<Batch> shares;
           if (!pipeline) {
             std::lock_guard<std::mutex> lock(data_mu);
-            std::vector<Batch> all = batches->GetShares(step / per_epoch, step % per_epoch,
-                                                        static_cast<int64_t>(towers));
-            shares.resize(towers);
-            shares[k] = std::move(all[k]);
+            std::vector<Batch> all = batches->GetShares(step / per_epoch, step % per_epoch, towers);
+            shares.resize(g.towers.size());
+            shares[k] = std::move(all[u % towers]);
           }
           StatusOr<std::vector<Tensor>> out =
               session.Run(TowerFeeds(g, k, shares, training), {g.towers[k].loss}, {g.towers[k].train_op});
@@ -255,6 +257,7 @@ Status AsyncLoop(Session& session, const ReplicatedTrainGraph& g, Batcher* batch
           std::lock_guard<std::mutex> lock(progress->mu);
           progress->loss_sum += (*out)[0].scalar<float>();
           ++progress->updates;
+          ++progress->per_tower[k];
         }
       });
     }
@@ -330,12 +333,14 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   if (async_loops) {
     for (int64_t first = 0; first < total; first += per_epoch) {
       const int64_t end = std::min(total, first + per_epoch);
-      AsyncProgress progress;
+      AsyncProgress progress(g.towers.size());
       const auto start = std::chrono::steady_clock::now();
       TACT_RETURN_IF_ERROR(AsyncLoop(session, g, &batches, opt.data.input_pipeline, first, end, per_epoch,
                                      training_on, &progress));
       train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       steps_run += end - first;
+      r.tower_updates.resize(g.towers.size());
+      for (size_t k = 0; k < g.towers.size(); ++k) r.tower_updates[k] += progress.per_tower[k];
       r.train_loss = progress.loss_sum / static_cast<double>(std::max<int64_t>(progress.updates, 1));
       if (opt.on_step) {
         opt.on_step(TrainProgress{end, total, opt.data.batch, static_cast<int>(first / per_epoch), r.train_loss,

@@ -2,10 +2,14 @@
 // (paper 7): sync mode gives what one process gives for the same global
 // batch, and the same variables on every run; async mode trains too.
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <thread>
 
 #include "apps/cluster/local_cluster.h"
 #include "apps/train/trainer.h"
@@ -85,6 +89,42 @@ TEST(DistributedTrainingTest, AsyncReplicasEachUpdateTheSharedVariables) {
     }
   }
   EXPECT_GT(r->test_accuracy, 0.75);
+  ASSERT_EQ(r->tower_updates.size(), 2u);
+  EXPECT_EQ(r->tower_updates[0] + r->tower_updates[1], 400);
+}
+
+// Async replicas do not wait for each other: with worker 1 stopped three
+// quarters of the time, worker 0's replica makes most of the updates (one
+// step at a time, each would make half).
+TEST(DistributedTrainingTest, ASlowAsyncReplicaHoldsBackNobody) {
+  LocalClusterOptions c;
+  c.binary = TACT_BINARY;
+  c.jobs = {{"ps", 1}, {"worker", 2}};
+  auto cluster = LocalCluster::Start(c);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  const std::string secret_file = (*cluster)->dir() + "/secret";
+  std::ofstream(secret_file) << (*cluster)->secret() << "\n";
+  TrainOptions o = Short();
+  o.cluster.sync = false;
+  o.cluster.cluster_file = (*cluster)->dir() + "/cluster.json";
+  o.cluster.secret_file = secret_file;
+  std::atomic<bool> done{false};
+  std::thread slow([&] {
+    while (!done.load()) {
+      (void)(*cluster)->Signal("/job:worker/replica:0/task:1", SIGSTOP);
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      (void)(*cluster)->Signal("/job:worker/replica:0/task:1", SIGCONT);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  auto r = Train(o);
+  done.store(true);
+  slow.join();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->tower_updates.size(), 2u);
+  EXPECT_EQ(r->tower_updates[0] + r->tower_updates[1], 400);
+  EXPECT_GT(r->tower_updates[0], 2 * r->tower_updates[1])
+      << r->tower_updates[0] << " updates by the fast replica, " << r->tower_updates[1] << " by the slow one";
 }
 
 // An existing cluster, named by its spec file, with the secret from a file.
