@@ -1,7 +1,8 @@
 // The Send and Recv endpoint actors (actors/endpoints.h says what they are
 // for; actors/messages.h declares them).
 #include <deque>
-#include <map>
+#include <functional>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -25,14 +26,21 @@ constexpr size_t kAbortedSteps = 4096;
 using Slot = std::pair<int64_t, std::string>;
 
 Slot SlotOf(int64_t step_id, const std::string& key) {
-  return {step_id, std::string(SplitFrameIter(key).second)};
+  const std::string_view tag = SplitFrameIter(key).second;
+  return {step_id, tag.empty() ? std::string() : std::string(tag)};
 }
+
+struct SlotHash {
+  size_t operator()(const Slot& s) const {
+    return std::hash<int64_t>()(s.first) * 31 + std::hash<std::string>()(s.second);
+  }
+};
 
 struct RecvState {
   std::string key;
-  std::map<Slot, Tensor> held;  // sent, not yet asked for
+  std::unordered_map<Slot, Tensor, SlotHash> held;  // sent, not yet asked for
   std::deque<Slot> held_order;  // oldest first; may name slots since taken
-  std::map<Slot, std::shared_ptr<RecvCall>> waiting;  // asked for, not yet sent
+  std::unordered_map<Slot, std::shared_ptr<RecvCall>, SlotHash> waiting;  // asked for, not yet sent
   std::unordered_map<int64_t, Status> aborted;
   std::deque<int64_t> aborted_order;
 };
@@ -57,13 +65,16 @@ void Abort(RecvState& st, const WireAbortStep& abort) {
     st.aborted.erase(st.aborted_order.front());
     st.aborted_order.pop_front();
   }
-  const Slot first{abort.step_id, std::string()};
-  for (auto it = st.held.lower_bound(first); it != st.held.end() && it->first.first == abort.step_id;) {
-    it = st.held.erase(it);
+  // Every iteration's slot of the step (aborts are rare: a scan will do).
+  for (auto it = st.held.begin(); it != st.held.end();) {
+    it = it->first.first == abort.step_id ? st.held.erase(it) : std::next(it);
   }
   std::vector<std::shared_ptr<RecvCall>> calls;
-  for (auto it = st.waiting.lower_bound(first);
-       it != st.waiting.end() && it->first.first == abort.step_id;) {
+  for (auto it = st.waiting.begin(); it != st.waiting.end();) {
+    if (it->first.first != abort.step_id) {
+      ++it;
+      continue;
+    }
     calls.push_back(std::move(it->second));
     it = st.waiting.erase(it);
   }

@@ -53,6 +53,13 @@ struct Endpoints::Table {
     auto it = in.find(key);
     return it == in.end() ? caf::actor() : it->second;
   }
+  // The endpoint of a key inside a loop is its nodes' one: the iteration
+  // is matched by the Recv endpoint (actors/endpoint_actors.cc). A key of
+  // the root frame, the usual one, is looked up as it is, not copied.
+  caf::actor FindNodes(const std::unordered_map<std::string, caf::actor>& in, const std::string& key) const {
+    const auto split = SplitFrameIter(key);
+    return split.second.empty() ? Find(in, key) : Find(in, std::string(split.first));
+  }
 };
 
 Endpoints::Endpoints() : table_(std::make_shared<Table>()) {}
@@ -98,20 +105,10 @@ Status Endpoints::Add(caf::event_based_actor* owner, const GraphDef& graph) {
   return Status::OK();
 }
 
-namespace {
-
-// The endpoint of a key inside a loop is its nodes' one: the iteration is
-// matched by the Recv endpoint (actors/endpoint_actors.cc).
-std::string NodesKey(const std::string& key) {
-  const auto split = SplitFrameIter(key);
-  return split.second.empty() ? key : std::string(split.first);
-}
-
-}  // namespace
 
 bool Endpoints::SendAsync(int64_t step_id, const std::string& key, const Tensor& tensor,
                           Rendezvous::SentCallback&& done) {
-  caf::actor send = table_->Find(table_->sends, NodesKey(key));
+  caf::actor send = table_->FindNodes(table_->sends, key);
   if (!send) return false;
   auto call = std::make_shared<SendCall>(SendCall{WireRendezvousTensor{step_id, key, tensor}, std::move(done)});
   TellInline(send, std::move(call));
@@ -119,14 +116,14 @@ bool Endpoints::SendAsync(int64_t step_id, const std::string& key, const Tensor&
 }
 
 bool Endpoints::RecvAsync(int64_t step_id, const std::string& key, Rendezvous::DoneCallback&& done) {
-  caf::actor recv = table_->Find(table_->recvs, NodesKey(key));
+  caf::actor recv = table_->FindNodes(table_->recvs, key);
   if (!recv) return false;
   TellInline(recv, std::make_shared<RecvCall>(step_id, key, std::move(done)));
   return true;
 }
 
 bool Endpoints::Deliver(int64_t step_id, const std::string& key, const Tensor& tensor) {
-  caf::actor recv = table_->Find(table_->recvs, NodesKey(key));
+  caf::actor recv = table_->FindNodes(table_->recvs, key);
   if (!recv) return false;
   TellInline(recv, WireRendezvousTensor{step_id, key, tensor});
   return true;
