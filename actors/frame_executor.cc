@@ -141,15 +141,24 @@ Status FrameExecutor::CountInputs() {
         continue;
       }
       if (from_next) {
-        return errors::InvalidArgument(n->ErrorPrefix(), "takes the output of NextIteration '",
-                                       e->src->name(), "': only a Merge may");
+        // Only a Merge, or the _Send (and the _Recv's control input) that
+        // carries a loop's back edge to another device, with nothing else.
+        if (n->in_edges().size() > 1) {
+          return errors::InvalidArgument(n->ErrorPrefix(), "takes the output of NextIteration '",
+                                         e->src->name(), "' and other inputs: only a Merge may");
+        }
+        ++f.pending_later[l];  // a NextIteration's value comes in the iteration after
+        continue;
       }
-      if (from_enter && f.is_loop) {
+      if (from_enter && f.is_loop && n->in_edges().size() > 1) {
         return errors::InvalidArgument(
             n->ErrorPrefix(), "reads Enter '", e->src->name(), "' of ", FrameName(frames_, ni.frame),
-            ", which is not constant: only a Merge may (a value that every iteration reads "
-            "enters with is_constant=true)");
+            ", which is not constant, and other inputs: only a Merge may (a value that every "
+            "iteration reads enters with is_constant=true)");
       }
+      // A node whose one input is such an Enter (the _Send that carries it
+      // to another device) runs in the first iteration only: in later
+      // ones its input never comes.
       ++f.pending_first[l];
       ++f.pending_later[l];
     }

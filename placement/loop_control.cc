@@ -42,9 +42,13 @@ class LoopControl {
               const ControlFlowInfo& cf)
       : graph_(graph), options_(options), result_(result), cf_(cf) {}
 
-  // The node a _Recv of `frame` on `device` waits on: the Merge of the
-  // device's control loop of the frame, made on first use.
-  StatusOr<std::string> Pivot(int frame, const std::string& device);
+  // What a _Recv of `frame` on `device` waits on, in the device's control
+  // loop of the frame (made on first use): its Merge (every iteration); for
+  // a back edge (a NextIteration's value) its NextIteration, which comes
+  // only when the loop goes on, in the iteration the value is for; for a
+  // loop variable's first value (a non-constant Enter's) its Enter, which
+  // comes in the first iteration only.
+  StatusOr<std::string> Pivot(int frame, const std::string& device, const char* gate = "/merge");
 
  private:
   uint64_t Incarnation(const std::string& device) const {
@@ -59,9 +63,9 @@ class LoopControl {
   std::map<std::pair<int, std::string>, std::string> pivots_;
 };
 
-StatusOr<std::string> LoopControl::Pivot(int frame, const std::string& device) {
+StatusOr<std::string> LoopControl::Pivot(int frame, const std::string& device, const char* gate) {
   auto found = pivots_.find({frame, device});
-  if (found != pivots_.end()) return found->second;
+  if (found != pivots_.end()) return found->second + gate;
   const FrameDesc& f = cf_.frames[frame];
   if (f.parent != 0) {
     return errors::Unimplemented("loop frame '", f.name, "' is inside another loop and spans devices; "
@@ -109,9 +113,8 @@ StatusOr<std::string> LoopControl::Pivot(int frame, const std::string& device) {
            {"recv_device", AttrValue::String(device)},
            {"client_terminated", AttrValue::Bool(false)}}));
   ++result_->send_recv_pairs;
-  const std::string pivot = base + "/merge";
-  pivots_[{frame, device}] = pivot;
-  return pivot;
+  pivots_[{frame, device}] = base;
+  return base + gate;
 }
 
 }  // namespace
@@ -127,6 +130,7 @@ Status AddLoopControl(const Graph& graph, const PartitionOptions& options, Parti
     std::string device;
     size_t index;
     int frame;
+    const char* gate;  // which node of the control loop it waits on
   };
   std::vector<Recv> recvs;
   for (auto& [device, def] : result->partitions) {
@@ -141,13 +145,17 @@ Status AddLoopControl(const Graph& graph, const PartitionOptions& options, Parti
                                 "' names no node of the graph");
       }
       const int frame = cf.OutputFrame(src);
-      if (frame != 0) recvs.push_back({device, i, frame});
+      bool constant = false;
+      const bool first_value = IsEnterOp(src->op()) &&
+                               !(GetAttr(src->attrs(), "is_constant", &constant).ok() && constant);
+      const char* gate = src->op() == "NextIteration" ? "/next" : first_value ? "/enter" : "/merge";
+      if (frame != 0) recvs.push_back({device, i, frame, gate});
     }
   }
 
   LoopControl control(graph, options, result, cf);
   for (const Recv& r : recvs) {
-    TACT_ASSIGN_OR_RETURN(const std::string pivot, control.Pivot(r.frame, r.device));
+    TACT_ASSIGN_OR_RETURN(const std::string pivot, control.Pivot(r.frame, r.device, r.gate));
     result->partitions[r.device].nodes[r.index].inputs.push_back("^" + pivot);
   }
   // A device with nodes of a frame that spans devices but no _Recv in it

@@ -15,7 +15,12 @@
 // starts an iteration exactly when the real loop does, and stops when its
 // predicate turns false; each of its _Recvs in the frame waits on the
 // control loop's Merge, so it runs once per iteration (the last one too,
-// where what arrives is dead). The _Send/_Recv keys carry the frame and the
+// where what arrives is dead), except a _Recv of a loop's back edge (a
+// NextIteration's value on another device), which waits on the control
+// loop's NextIteration: it runs in every iteration but the first, as long
+// as the loop goes on; and a _Recv of a loop variable's first value (a
+// non-constant Enter's), which waits on the control loop's Enter and runs
+// in the first iteration only. The _Send/_Recv keys carry the frame and the
 // iteration (actors/frame_executor.h), so each iteration's transfer meets
 // its own.
 //

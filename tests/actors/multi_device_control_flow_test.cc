@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "actors/session.h"
+#include "graph/gradients/gradients.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact {
@@ -85,6 +86,44 @@ TEST(MultiDeviceControlFlowTest, LoopBodyOnTwoDevices) {
     ExpectSame(two, RunOn(build, false, {}));
     ASSERT_EQ(two.size(), 2u);
     EXPECT_EQ(two[0].scalar<int32_t>(), 20);
+  }
+}
+
+// The gradients of a loop whose body spans devices (a gradient loop that
+// reads each iteration's values back) equal one device's.
+TEST(MultiDeviceControlFlowTest, GradientsOfALoopAcrossDevices) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0, 0.4f);
+  std::vector<float> w(16), x(4);
+  for (float& v : w) v = normal(rng);
+  for (float& v : x) v = normal(rng);
+  BuildFn build = [&](const Scope& s, bool devices) {
+    auto W = Placeholder(On(s, devices, 1).WithOpName("W"), DT_FLOAT);
+    auto x0 = Placeholder(On(s, devices, 0).WithOpName("x0"), DT_FLOAT);
+    auto r = WhileLoop(
+        On(s, devices, 0), {Const(s, Tensor::Scalar<int32_t>(0)), x0},
+        [&](const Scope& c, const std::vector<Output>& v) { return Less(c, v[0], 12); },
+        [&](const Scope& b, const std::vector<Output>& v) {
+          auto m = MatMul(On(b, devices, 1), W, v[1]);
+          return std::vector<Output>{Add(b, v[0], 1), Tanh(On(b, devices, 0), m)};
+        });
+    std::vector<Output> grads;
+    Status st = AddSymbolicGradients(s, {Sum(s, r[1], {0, 1})}, {W, x0}, {}, &grads);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return grads;
+  };
+  const std::vector<std::pair<std::string, Tensor>> feeds = {
+      {"W", Tensor::FromVector<float>(w, {4, 4})}, {"x0", Tensor::FromVector<float>(x, {4, 1})}};
+  std::set<std::string> used;
+  const std::vector<Tensor> two = RunOn(build, true, feeds, &used);
+  EXPECT_EQ(used.size(), 2u);
+  const std::vector<Tensor> one = RunOn(build, false, feeds);
+  ASSERT_EQ(two.size(), one.size());
+  for (size_t g = 0; g < one.size(); ++g) {
+    ASSERT_EQ(two[g].shape(), one[g].shape());
+    for (int64_t i = 0; i < one[g].NumElements(); ++i) {
+      EXPECT_NEAR(two[g].data<float>()[i], one[g].data<float>()[i], 1e-6) << g << " " << i;
+    }
   }
 }
 
