@@ -228,22 +228,26 @@ Status SparseXentGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
-// ConcatV2: input i's gradient is the slice of g at the sum of the sizes of
-// inputs 0..i-1 along axis (begin is that sum times a one-hot of axis).
+// ConcatV2 and Concat: value i's gradient is the slice of g at the sum of
+// the sizes of values 0..i-1 along axis (begin is that sum times a one-hot
+// of axis); the axis gets none.
 Status ConcatGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   const int n = op->num_inputs() - 1;
-  Output axis = Cast(s, In(op, n), DT_INT32);
+  const bool axis_first = op->op() == "Concat";
+  const int first_value = axis_first ? 1 : 0;
+  Output axis = Cast(s, In(op, axis_first ? 0 : n), DT_INT32);
   Output rank = Rank(s, g[0]);
   Output axis_nn = Select(s, Less(s, axis, 0), Add(s, axis, rank), axis);
   Output mask = Cast(s, Equal(s, Range(s, 0, rank, 1), axis_nn), DT_INT32);
   std::vector<Input> before;
+  if (axis_first) out->push_back(Output());
   for (int i = 0; i < n; ++i) {
-    Output shape = Shape(s, In(op, i));
+    Output shape = Shape(s, In(op, first_value + i));
     Output begin = before.empty() ? ZerosLike(s, shape) : Mul(s, AddN(s, before), mask);
     out->push_back(Slice(s, g[0], begin, shape));
     before.push_back(shape);
   }
-  out->push_back(Output());
+  if (!axis_first) out->push_back(Output());
   return s.status();
 }
 
@@ -298,6 +302,7 @@ REGISTER_GRADIENT_OP("Softmax", SoftmaxGrad);
 REGISTER_GRADIENT_OP("LogSoftmax", LogSoftmaxGrad);
 REGISTER_GRADIENT_OP("SparseSoftmaxCrossEntropyWithLogits", SparseXentGrad);
 REGISTER_GRADIENT_OP("ConcatV2", ConcatGrad);
+REGISTER_GRADIENT_OP("Concat", ConcatGrad);
 REGISTER_GRADIENT_OP("Tile", TileGrad);
 REGISTER_GRADIENT_OP("Gather", GatherGrad);
 REGISTER_NO_GRADIENT_OP("ArgMax");

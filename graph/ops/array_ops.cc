@@ -165,20 +165,21 @@ Status TransposeShape(InferenceContext* c) {
   return Status::OK();
 }
 
-Status ConcatV2Shape(InferenceContext* c) {
-  const int n = c->num_inputs() - 1;
+// The values are inputs [first, first + n), the axis is input `axis_input`:
+// ConcatV2 (values, then axis) and the original Concat (concat_dim first).
+Status ConcatShapeOf(InferenceContext* c, int first, int n, int axis_input) {
   int rank = -1;
   for (int i = 0; i < n; ++i) {
-    const int r = c->input(i).dims();
+    const int r = c->input(first + i).dims();
     if (r < 0) continue;
     if (rank >= 0 && r != rank) {
-      return errors::InvalidArgument("values[", i, "] has shape ", c->input(i).DebugString(),
+      return errors::InvalidArgument("values[", i, "] has shape ", c->input(first + i).DebugString(),
                                      " but another value has rank ", rank);
     }
     rank = r;
   }
   if (rank == 0) return errors::InvalidArgument("cannot concatenate scalars (use Pack)");
-  std::optional<std::vector<int64_t>> axis_v = ConstInts(c, n);
+  std::optional<std::vector<int64_t>> axis_v = ConstInts(c, axis_input);
   if (rank < 0 || !axis_v || axis_v->size() != 1) {
     c->set_output(0, UnknownDims(rank));
     return Status::OK();
@@ -187,7 +188,7 @@ Status ConcatV2Shape(InferenceContext* c) {
   PartialTensorShape rest = UnknownDims(rank);  // every dim but axis, merged
   int64_t total = 0;
   for (int i = 0; i < n; ++i) {
-    const PartialTensorShape& s = c->input(i);
+    const PartialTensorShape& s = c->input(first + i);
     if (s.unknown_rank()) {
       total = -1;
       continue;
@@ -208,6 +209,12 @@ Status ConcatV2Shape(InferenceContext* c) {
   c->set_output(0, PartialTensorShape(out));
   return Status::OK();
 }
+
+Status ConcatV2Shape(InferenceContext* c) {
+  return ConcatShapeOf(c, 0, c->num_inputs() - 1, c->num_inputs() - 1);
+}
+
+Status ConcatShape(InferenceContext* c) { return ConcatShapeOf(c, 1, c->num_inputs() - 1, 0); }
 
 Status SplitShape(InferenceContext* c) {
   const PartialTensorShape& in = c->input(1);
@@ -374,6 +381,9 @@ REGISTER_OP("Squeeze").Input("input: T").Output("output: T").Attr("T: type")
     .Attr("squeeze_dims: list(int) = []").SetShapeFn(SqueezeShape);
 REGISTER_OP("Transpose").Input("x: T").Input("perm: Tperm").Output("y: T").Attr("T: type")
     .Attr("Tperm: {int32, int64} = int32").SetShapeFn(TransposeShape);
+// TensorFlow's original Concat, concat_dim first, for GraphDefs that use it.
+REGISTER_OP("Concat").Input("concat_dim: int32").Input("values: N * T").Output("output: T")
+    .Attr("N: int >= 2").Attr("T: type").SetShapeFn(ConcatShape);
 REGISTER_OP("ConcatV2").Input("values: N * T").Input("axis: Tidx").Output("output: T")
     .Attr("N: int >= 2").Attr("T: type").Attr("Tidx: {int32, int64} = int32")
     .SetShapeFn(ConcatV2Shape);

@@ -1,4 +1,5 @@
-// ConcatV2: joins N tensors along one axis. Every input is a matrix
+// ConcatV2 (values, then the axis) and Concat (concat_dim, then the
+// values): join N tensors along one axis. Every input is a matrix
 // [outer, dim_axis * inner] for the same `outer`, so the output is each
 // row of the inputs side by side (ConcatRows).
 #include "kernels/cpu/array_util.h"
@@ -8,18 +9,19 @@
 namespace tact {
 namespace {
 
-class ConcatV2Op : public OpKernel {
+class ConcatOp : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  explicit ConcatOp(OpKernelConstruction* ctx) : OpKernel(ctx), axis_first_(ctx->def().op == "Concat") {}
   void Compute(OpKernelContext* ctx) override {
     const int n = ctx->num_inputs() - 1;
-    const Tensor& axis_t = ctx->input(n);
+    const int first_value = axis_first_ ? 1 : 0;
+    const Tensor& axis_t = ctx->input(axis_first_ ? 0 : n);
     OP_REQUIRES(ctx, axis_t.dims() == 0,
                 errors::InvalidArgument("axis must be a scalar, got shape ",
                                         axis_t.shape().DebugString()));
     StatusOr<std::vector<int64_t>> axis_value = ReadIntVector(axis_t, "axis");
     OP_REQUIRES_OK(ctx, axis_value.status());
-    const Tensor& first = ctx->input(0);
+    const Tensor& first = ctx->input(first_value);
     OP_REQUIRES(ctx, first.dims() > 0,
                 errors::InvalidArgument("cannot concatenate scalars (use Pack); values[0] has "
                                         "shape []"));
@@ -29,7 +31,7 @@ class ConcatV2Op : public OpKernel {
     int64_t axis_total = 0;
     std::vector<const Tensor*> inputs;
     for (int i = 0; i < n; ++i) {
-      const Tensor& t = ctx->input(i);
+      const Tensor& t = ctx->input(first_value + i);
       bool match = t.dims() == first.dims();
       for (int d = 0; match && d < first.dims(); ++d) {
         match = d == *axis || t.dim_size(d) == first.dim_size(d);
@@ -48,9 +50,13 @@ class ConcatV2Op : public OpKernel {
     for (int d = 0; d < *axis; ++d) outer *= first.dim_size(d);
     OP_REQUIRES_OK(ctx, ConcatRows(ctx, inputs, outer, out));
   }
+
+ private:
+  const bool axis_first_;
 };
 
-REGISTER_KERNEL_BUILDER(Name("ConcatV2").Device(DEVICE_CPU), ConcatV2Op);
+REGISTER_KERNEL_BUILDER(Name("ConcatV2").Device(DEVICE_CPU), ConcatOp);
+REGISTER_KERNEL_BUILDER(Name("Concat").Device(DEVICE_CPU), ConcatOp);
 
 }  // namespace
 }  // namespace tact

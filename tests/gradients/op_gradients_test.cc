@@ -184,6 +184,14 @@ TEST(OpGradientsTest, ConcatTileGather) {
   EXPECT_LT(Check({{2, 3}, {1, 3}},
                   [](const Scope& s, const auto& x) { return Concat(s, {x[0], x[1]}, -2); }),
             kTol);
+  // TensorFlow's original Concat (concat_dim first): its shape, values and
+  // gradient are ConcatV2's.
+  EXPECT_LT(Check({{2, 3}, {2, 1}},
+                  [](const Scope& s, const auto& x) {
+                    Output c = OpBuilder(s, "Concat").Input(1).InputList({x[0], x[1]}).FinalizeOutput();
+                    return c;
+                  }),
+            kTol);
   EXPECT_LT(Check({{2, 3}}, [](const Scope& s, const auto& x) { return Tile(s, x[0], {2, 3}); }),
             kTol);
   // Row 2 is picked twice: its gradient is the sum of both.

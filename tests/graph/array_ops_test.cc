@@ -126,6 +126,12 @@ TEST(ArrayOpsShapeTest, ConcatSplitPackUnpack) {
             PartialTensorShape({-1, -1}));
   EXPECT_FALSE(Infer("ConcatV2", {PartialTensorShape({2, 3}), PartialTensorShape({3, 4}), {}},
                      {nullptr, nullptr, &axis}).ok());
+  // The original Concat takes its axis (concat_dim) first.
+  EXPECT_EQ(InferOne("Concat", {{}, PartialTensorShape({2, 3}), PartialTensorShape({-1, 4})},
+                     {&axis, nullptr, nullptr}),
+            PartialTensorShape({2, 7}));
+  EXPECT_FALSE(Infer("Concat", {{}, PartialTensorShape({2, 3}), PartialTensorShape({3, 4})},
+                     {&axis, nullptr, nullptr}).ok());
   auto split = Infer("Split", {{}, PartialTensorShape({4, 6})}, {&axis, nullptr},
                      {{"num_split", AttrValue::Int(3)}}, 3);
   ASSERT_TRUE(split.ok()) << split.status().ToString();
