@@ -15,6 +15,12 @@ Scope Scope::NewRootScope() {
   return s;
 }
 
+Scope Scope::FromGraph(std::shared_ptr<Graph> graph) {
+  Scope s = NewRootScope();
+  s.graph_ = std::move(graph);
+  return s;
+}
+
 Scope Scope::NewSubScope(const std::string& child) const {
   Scope s = *this;
   s.op_name_.clear();

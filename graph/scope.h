@@ -67,6 +67,9 @@ class Input {
 class Scope {
  public:
   static Scope NewRootScope();
+  // A root scope that adds to `graph` (one read from a GraphDef, say): new
+  // nodes get names the graph does not hold yet.
+  static Scope FromGraph(std::shared_ptr<Graph> graph);
 
   // Names under "parent/child/"; the child name is made unique.
   Scope NewSubScope(const std::string& child) const;

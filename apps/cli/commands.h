@@ -15,6 +15,8 @@ namespace tact::apps {
 void AddExampleCommand(CLI::App& app, std::function<int()>& run);
 // `tact run --graph FILE --feed n:p=f.npy --fetch n:p [--target n] --out DIR`
 void AddRunCommand(CLI::App& app, std::function<int()>& run);
+// `tact grad --graph FILE --y n:p --x n:p[,n:p] --out FILE [--binary]`
+void AddGradCommand(CLI::App& app, std::function<int()>& run);
 // `tact train --model {mlp,cnn} ...`
 void AddTrainCommand(CLI::App& app, std::function<int()>& run);
 // `tact graph --model {mlp,cnn} [--train] --devices N --dot out.dot`

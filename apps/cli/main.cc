@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   std::function<int()> run;
   tact::apps::AddExampleCommand(app, run);
   tact::apps::AddRunCommand(app, run);
+  tact::apps::AddGradCommand(app, run);
   tact::apps::AddTrainCommand(app, run);
   tact::apps::AddGraphCommand(app, run);
   tact::apps::AddWorkerCommand(app, run);

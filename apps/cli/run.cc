@@ -9,13 +9,10 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "actors/session.h"
 #include "apps/cli/commands.h"
-#include "graph/graph_def_codec.h"
-#include "graph/graph_def_text.h"
+#include "apps/cli/graph_file.h"
 #include "graph/npy.h"
 #include "graph/subgraph.h"
 
@@ -29,21 +26,6 @@ struct RunFlags {
   std::vector<std::string> targets;
   std::string out = ".";
 };
-
-StatusOr<GraphDef> ReadGraphFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return errors::NotFound("cannot open graph file '", path, "'");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  const std::string bytes = ss.str();
-  StatusOr<GraphDef> binary = ParseGraphDef(bytes);
-  if (binary.ok()) return binary;
-  StatusOr<GraphDef> text = GraphDefFromText(bytes);
-  if (text.ok()) return text;
-  return errors::InvalidArgument("graph file '", path,
-                                 "' is neither a binary nor a text GraphDef: as binary: ",
-                                 binary.status().message(), "; as text: ", text.status().message());
-}
 
 Status RunGraph(const RunFlags& flags) {
   TACT_ASSIGN_OR_RETURN(GraphDef def, ReadGraphFile(flags.graph));

@@ -1,0 +1,95 @@
+// `tact grad`: adds the symbolic gradients of a tensor with respect to
+// others to a GraphDef file (paper 4.1), so gradients can be checked or
+// exported without writing C++:
+//
+//   tact grad --graph g.txt --y loss:0 --x w:0,b:0 --out gg.txt
+//
+// Each gradient gets an Identity named "grad/<y node>/<x node>_<port>"
+// (printed, one line per x): fetch it with `tact run --graph gg.txt`. The
+// output is the text form unless --binary. Errors (a missing file, a name
+// that is not in the graph, an op without a gradient) name what is wrong
+// and exit 1.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "apps/cli/commands.h"
+#include "apps/cli/graph_file.h"
+#include "graph/gradients/gradients.h"
+#include "graph/ops/core_ops.h"
+#include "graph/shape_refiner.h"
+#include "graph/subgraph.h"
+
+namespace tact::apps {
+namespace {
+
+struct GradFlags {
+  std::string graph, y, out;
+  std::vector<std::string> xs;
+  bool binary = false;
+};
+
+StatusOr<Output> FindTensor(const Graph& g, const std::string& name, const char* flag) {
+  TACT_ASSIGN_OR_RETURN(TensorId id, ParseTensorId(name));
+  Node* n = g.FindNode(id.node);
+  if (n == nullptr) return errors::NotFound(flag, " '", name, "': the graph has no node '", id.node, "'");
+  if (id.port < 0 || id.port >= n->num_outputs()) {
+    return errors::InvalidArgument(flag, " '", name, "': node '", id.node, "' has ", n->num_outputs(),
+                                   " outputs");
+  }
+  return Output(n, id.port);
+}
+
+Status AddGradients(const GradFlags& f) {
+  TACT_ASSIGN_OR_RETURN(GraphDef def, ReadGraphFile(f.graph));
+  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, Graph::FromGraphDef(def));
+  TACT_RETURN_IF_ERROR(InferShapes(graph.get()));
+  Scope s = Scope::FromGraph(std::shared_ptr<Graph>(std::move(graph)));
+  TACT_ASSIGN_OR_RETURN(Output y, FindTensor(*s.graph(), f.y, "--y"));
+  std::vector<Output> xs;
+  for (const std::string& x : f.xs) {
+    TACT_ASSIGN_OR_RETURN(Output o, FindTensor(*s.graph(), x, "--x"));
+    xs.push_back(o);
+  }
+  if (xs.empty()) return errors::InvalidArgument("--x names no tensor");
+  std::vector<Output> grads;
+  TACT_RETURN_IF_ERROR(AddSymbolicGradients(s, {y}, xs, {}, &grads));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (!grads[i].ok()) {
+      std::printf("%s: no gradient (%s)\n", f.xs[i].c_str(), DataTypeString(xs[i].type()).c_str());
+      continue;
+    }
+    const std::string name =
+        "grad/" + y.node->name() + "/" + xs[i].node->name() + "_" + std::to_string(xs[i].index);
+    const Output named = Identity(s.WithOpName(name), grads[i]);
+    TACT_RETURN_IF_ERROR(s.status());
+    std::printf("d %s / d %s -> %s\n", f.y.c_str(), f.xs[i].c_str(), named.name().c_str());
+  }
+  TACT_ASSIGN_OR_RETURN(GraphDef out, s.ToGraphDef());
+  return WriteGraphFile(f.out, out, f.binary);
+}
+
+}  // namespace
+
+void AddGradCommand(CLI::App& app, std::function<int()>& run) {
+  auto f = std::make_shared<GradFlags>();
+  CLI::App* cmd = app.add_subcommand("grad", "add the gradients of a tensor to a GraphDef file");
+  cmd->add_option("--graph", f->graph, "GraphDef file (binary or capnp text)")->required();
+  cmd->add_option("--y", f->y, "the tensor to differentiate, name:port")->required();
+  cmd->add_option("--x", f->xs, "with respect to these tensors, name:port (comma-separated or repeated)")
+      ->required()
+      ->delimiter(',');
+  cmd->add_option("--out", f->out, "where to write the GraphDef with the gradients")->required();
+  cmd->add_flag("--binary", f->binary, "write binary Cap'n Proto rather than text");
+  cmd->callback([f, &run] {
+    run = [f] {
+      Status s = AddGradients(*f);
+      if (!s.ok()) {
+        std::fprintf(stderr, "tact grad: %s\n", s.ToString().c_str());
+        return 1;
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace tact::apps
