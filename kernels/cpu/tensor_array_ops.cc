@@ -48,7 +48,12 @@ class TensorArrayResource : public ResourceBase {
   std::vector<Tensor> values_;
 };
 
-int64_t ScalarIndex(const Tensor& t) { return t.scalar<int32_t>(); }
+// A Write's or Read's array (input 0) and index (input 1, a scalar).
+StatusOr<std::pair<std::shared_ptr<TensorArrayResource>, int64_t>> ArrayAndIndex(OpKernelContext* ctx) {
+  TACT_ASSIGN_OR_RETURN(auto array, ResourceFromRefAs<TensorArrayResource>(ctx->input(0), "a TensorArray"));
+  if (ctx->input(1).dims() != 0) return errors::InvalidArgument("index must be a scalar");
+  return std::make_pair(std::move(array), static_cast<int64_t>(ctx->input(1).scalar<int32_t>()));
+}
 
 class TensorArrayOp : public OpKernel {
  public:
@@ -72,10 +77,9 @@ class TensorArrayWriteOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    auto array = ResourceFromRefAs<TensorArrayResource>(ctx->input(0), "a TensorArray");
-    OP_REQUIRES_OK(ctx, array.status());
-    OP_REQUIRES(ctx, ctx->input(1).dims() == 0, errors::InvalidArgument("index must be a scalar"));
-    OP_REQUIRES_OK(ctx, (*array)->Write(ScalarIndex(ctx->input(1)), ctx->input(2)));
+    auto at = ArrayAndIndex(ctx);
+    OP_REQUIRES_OK(ctx, at.status());
+    OP_REQUIRES_OK(ctx, at->first->Write(at->second, ctx->input(2)));
     ctx->set_output(0, ctx->input(3));
   }
   bool IsExpensive() const override { return false; }
@@ -85,10 +89,9 @@ class TensorArrayReadOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    auto array = ResourceFromRefAs<TensorArrayResource>(ctx->input(0), "a TensorArray");
-    OP_REQUIRES_OK(ctx, array.status());
-    OP_REQUIRES(ctx, ctx->input(1).dims() == 0, errors::InvalidArgument("index must be a scalar"));
-    StatusOr<Tensor> value = (*array)->Read(ScalarIndex(ctx->input(1)));
+    auto at = ArrayAndIndex(ctx);
+    OP_REQUIRES_OK(ctx, at.status());
+    StatusOr<Tensor> value = at->first->Read(at->second);
     OP_REQUIRES_OK(ctx, value.status());
     ctx->set_output(0, std::move(value).value());
   }

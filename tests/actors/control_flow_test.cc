@@ -403,6 +403,33 @@ TEST(ControlFlowTest, BuilderErrorsNameTheLoopOrCond) {
   }
 }
 
+// A TensorArray keeps what was written by index; a read of an entry never
+// written, or a write of another dtype, is an error naming the array.
+TEST(ControlFlowTest, TensorArrayWritesAndReadsByIndex) {
+  Scope s = Scope::NewRootScope();
+  auto array = TensorArray(s, 0, DT_FLOAT);
+  auto w2 = TensorArrayWrite(s, array.handle, 2, Const(s, Tensor::Scalar<float>(7)), array.flow);
+  auto w0 = TensorArrayWrite(s, array.handle, 0, Const(s, Tensor::Scalar<float>(5)), w2);
+  auto r2 = TensorArrayRead(s.WithOpName("r2"), array.handle, 2, w0, DT_FLOAT);
+  auto r0 = TensorArrayRead(s.WithOpName("r0"), array.handle, 0, w0, DT_FLOAT);
+  auto r1 = TensorArrayRead(s.WithOpName("r1"), array.handle, 1, w0, DT_FLOAT);
+  auto bad = TensorArrayWrite(s.WithOpName("bad"), array.handle, 3, Const(s, Tensor::Scalar<int32_t>(1)), w0);
+  auto session = NewSession(s);
+  auto out = session->Run({}, {r2.name(), r0.name()}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].scalar<float>(), 7.0f);
+  EXPECT_EQ((*out)[1].scalar<float>(), 5.0f);
+  auto unwritten = session->Run({}, {r1.name()}, {});
+  ASSERT_FALSE(unwritten.ok());
+  EXPECT_NE(unwritten.status().message().find("index 1 of a TensorArray of float (3 entries) was never written"),
+            std::string::npos)
+      << unwritten.status().ToString();
+  auto wrong = session->Run({}, {bad.name()}, {});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("cannot write a int32 into a TensorArray of float"), std::string::npos)
+      << wrong.status().ToString();
+}
+
 // Hand-built graphs that break the frame rules fail at their first Run,
 // naming the node; the session stays usable.
 TEST(ControlFlowTest, MalformedFramesAreClearErrors) {

@@ -93,27 +93,40 @@ TEST(DistributedTrainingTest, AsyncReplicasEachUpdateTheSharedVariables) {
   EXPECT_EQ(r->tower_updates[0] + r->tower_updates[1], 400);
 }
 
-// Async replicas do not wait for each other: with worker 1 stopped three
-// quarters of the time, worker 0's replica makes most of the updates (one
-// step at a time, each would make half).
-TEST(DistributedTrainingTest, ASlowAsyncReplicaHoldsBackNobody) {
+// A cluster of one ps and two workers, started apart from any run, with
+// its secret in a file: as a user's existing cluster is.
+std::unique_ptr<LocalCluster> StartExisting() {
   LocalClusterOptions c;
   c.binary = TACT_BINARY;
   c.jobs = {{"ps", 1}, {"worker", 2}};
   auto cluster = LocalCluster::Start(c);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-  const std::string secret_file = (*cluster)->dir() + "/secret";
-  std::ofstream(secret_file) << (*cluster)->secret() << "\n";
+  EXPECT_TRUE(cluster.ok()) << cluster.status().ToString();
+  if (!cluster.ok()) return nullptr;
+  std::ofstream((*cluster)->dir() + "/secret") << (*cluster)->secret() << "\n";
+  return std::move(cluster).value();
+}
+
+// Trains on `cluster`, named by its spec file, with the secret from its file.
+void UseExisting(const LocalCluster& cluster, TrainOptions* o) {
+  o->cluster.cluster_file = cluster.dir() + "/cluster.json";
+  o->cluster.secret_file = cluster.dir() + "/secret";
+}
+
+// Async replicas do not wait for each other: with worker 1 stopped three
+// quarters of the time, worker 0's replica makes most of the updates (one
+// step at a time, each would make half).
+TEST(DistributedTrainingTest, ASlowAsyncReplicaHoldsBackNobody) {
+  auto cluster = StartExisting();
+  ASSERT_NE(cluster, nullptr);
   TrainOptions o = Short();
   o.cluster.sync = false;
-  o.cluster.cluster_file = (*cluster)->dir() + "/cluster.json";
-  o.cluster.secret_file = secret_file;
+  UseExisting(*cluster, &o);
   std::atomic<bool> done{false};
   std::thread slow([&] {
     while (!done.load()) {
-      (void)(*cluster)->Signal("/job:worker/replica:0/task:1", SIGSTOP);
+      (void)cluster->Signal("/job:worker/replica:0/task:1", SIGSTOP);
       std::this_thread::sleep_for(std::chrono::milliseconds(30));
-      (void)(*cluster)->Signal("/job:worker/replica:0/task:1", SIGCONT);
+      (void)cluster->Signal("/job:worker/replica:0/task:1", SIGCONT);
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
@@ -129,24 +142,18 @@ TEST(DistributedTrainingTest, ASlowAsyncReplicaHoldsBackNobody) {
 
 // An existing cluster, named by its spec file, with the secret from a file.
 TEST(DistributedTrainingTest, TrainsOnAnExistingClusterFromItsSpecFile) {
-  LocalClusterOptions c;
-  c.binary = TACT_BINARY;
-  c.jobs = {{"ps", 1}, {"worker", 2}};
-  auto cluster = LocalCluster::Start(c);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-  const std::string secret_file = (*cluster)->dir() + "/secret";
-  std::ofstream(secret_file) << (*cluster)->secret() << "\n";
+  auto cluster = StartExisting();
+  ASSERT_NE(cluster, nullptr);
   TrainOptions o = Short();
   o.data.max_steps = 50;
-  o.cluster.cluster_file = (*cluster)->dir() + "/cluster.json";
-  o.cluster.secret_file = secret_file;
+  UseExisting(*cluster, &o);
   auto r = Train(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->ps, 1);
   EXPECT_EQ(r->workers, 2);
   EXPECT_EQ(r->steps, 50);
   // The same cluster, without the secret: refused.
-  o.cluster.secret_file = (*cluster)->dir() + "/cluster.json";  // a file, but not the secret
+  o.cluster.secret_file = cluster->dir() + "/cluster.json";  // a file, but not the secret
   auto refused = Train(o);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), Code::kUnauthenticated) << refused.status().ToString();
