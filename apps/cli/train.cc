@@ -114,7 +114,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--train-limit", o.data.train_limit, "use only the first N training images");
   cmd->add_option("--test-limit", o.data.test_limit, "use only the first N test images");
   cmd->add_flag("--input-pipeline", o.data.input_pipeline,
-                "read the training set with input ops on each worker (readers, queues), not through the client");
+                "read the training set with input ops on each worker (readers, queues), "
+                "not through the client");
   cmd->add_flag("--check-numerics", o.model.check_numerics,
                 "fail a step with a NaN or Inf gradient before any variable changes");
   cmd->add_option("--ps", o.cluster.ps, "parameter-server tasks of a local cluster (with --workers)");

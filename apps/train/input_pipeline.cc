@@ -44,8 +44,10 @@ StatusOr<InputPipeline> AddInputPipeline(const TrainOptions& opt, int64_t share,
     auto label_files = FIFOQueue(s.WithOpName("label_files"), {DT_STRING});
     const std::vector<std::string> image_epochs(static_cast<size_t>(opt.data.epochs), images);
     const std::vector<std::string> label_epochs(static_cast<size_t>(opt.data.epochs), labels);
-    Node* fill_images = QueueEnqueueMany(s, image_files, {Const(s, Tensor::FromVector<std::string>(image_epochs))});
-    Node* fill_labels = QueueEnqueueMany(s, label_files, {Const(s, Tensor::FromVector<std::string>(label_epochs))});
+    Node* fill_images =
+        QueueEnqueueMany(s, image_files, {Const(s, Tensor::FromVector<std::string>(image_epochs))});
+    Node* fill_labels =
+        QueueEnqueueMany(s, label_files, {Const(s, Tensor::FromVector<std::string>(label_epochs))});
     const Scope after_fill = s.WithControlDependencies({Output(fill_images), Output(fill_labels)});
     QueueClose(after_fill, image_files);
     Node* fill = QueueClose(after_fill.WithOpName("fill"), label_files);

@@ -165,7 +165,8 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
 // Tower k's feeds: its share of the step's batch (none when the tower
 // reads its own with input ops: `shares` empty).
 std::vector<std::pair<std::string, Tensor>> TowerFeeds(const ReplicatedTrainGraph& g, size_t k,
-                                                       const std::vector<Batch>& shares, const Tensor& training) {
+                                                       const std::vector<Batch>& shares,
+                                                       const Tensor& training) {
   if (shares.empty()) return {{g.training, training}};
   return {{g.towers[k].images, shares[k].images}, {g.towers[k].labels, shares[k].labels},
           {g.training, training}};
@@ -226,7 +227,8 @@ struct AsyncProgress {
 };
 
 Status AsyncLoop(Session& session, const ReplicatedTrainGraph& g, Batcher* batches, bool pipeline,
-                 int64_t first, int64_t end, int64_t per_epoch, const Tensor& training, AsyncProgress* progress) {
+                 int64_t first, int64_t end, int64_t per_epoch, const Tensor& training,
+                 AsyncProgress* progress) {
   const int64_t towers = static_cast<int64_t>(g.towers.size());
   std::atomic<int64_t> next{first * towers};  // the next update: step u / towers, share u % towers
   std::mutex data_mu;  // the Batcher is not thread-safe
@@ -343,7 +345,8 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       for (size_t k = 0; k < g.towers.size(); ++k) r.tower_updates[k] += progress.per_tower[k];
       r.train_loss = progress.loss_sum / static_cast<double>(std::max<int64_t>(progress.updates, 1));
       if (opt.on_step) {
-        opt.on_step(TrainProgress{end, total, opt.data.batch, static_cast<int>(first / per_epoch), r.train_loss,
+        opt.on_step(TrainProgress{end, total, opt.data.batch, static_cast<int>(first / per_epoch),
+                                  r.train_loss,
                                   static_cast<double>(steps_run * opt.data.batch) / train_seconds});
       }
       TACT_ASSIGN_OR_RETURN(r.test_accuracy, TestAccuracy(session, g, test));

@@ -421,12 +421,14 @@ TEST(ControlFlowTest, TensorArrayWritesAndReadsByIndex) {
   EXPECT_EQ((*out)[1].scalar<float>(), 5.0f);
   auto unwritten = session->Run({}, {r1.name()}, {});
   ASSERT_FALSE(unwritten.ok());
-  EXPECT_NE(unwritten.status().message().find("index 1 of a TensorArray of float (3 entries) was never written"),
+  EXPECT_NE(unwritten.status().message().find(
+                "index 1 of a TensorArray of float (3 entries) was never written"),
             std::string::npos)
       << unwritten.status().ToString();
   auto wrong = session->Run({}, {bad.name()}, {});
   ASSERT_FALSE(wrong.ok());
-  EXPECT_NE(wrong.status().message().find("cannot write a int32 into a TensorArray of float"), std::string::npos)
+  EXPECT_NE(wrong.status().message().find("cannot write a int32 into a TensorArray of float"),
+            std::string::npos)
       << wrong.status().ToString();
 }
 

@@ -57,7 +57,8 @@ TEST(InputOpsIdxTest, RecordsOfTheIdxFilesAreTheLoadersImagesAndLabels) {
   std::map<std::vector<float>, std::vector<int32_t>> expected;
   const float* all = want->images.data<float>();
   for (int64_t i = 0; i < want->size(); ++i) {
-    expected[std::vector<float>(all + i * 784, all + (i + 1) * 784)].push_back(want->labels.data<int32_t>()[i]);
+    expected[std::vector<float>(all + i * 784, all + (i + 1) * 784)].push_back(
+        want->labels.data<int32_t>()[i]);
   }
   int64_t seen = 0;
   for (int b = 0; b < 100; ++b) {
