@@ -1,10 +1,10 @@
 #include "apps/train/trainer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <atomic>
 #include <mutex>
 #include <thread>
 
