@@ -24,6 +24,7 @@ void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   AddBenchCheckpoint(*bench, run);
   AddBenchDistributed(*bench, run);
   AddBenchAsync(*bench, run);
+  AddBenchInput(*bench, run);
 }
 
 }  // namespace tact::apps

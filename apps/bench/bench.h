@@ -97,6 +97,9 @@ void AddBenchSendRecv(CLI::App& bench, std::function<int()>& run);
 // process, same global batch.
 void AddBenchDistributed(CLI::App& bench, std::function<int()>& run);
 
+// `tact bench input --model M [--workers W] [--steps N] [--runs R]`.
+void AddBenchInput(CLI::App& bench, std::function<int()>& run);
+
 // `tact bench async --model M [--workers W] [--steps N] [--runs R] [--slow-ms MS]`.
 void AddBenchAsync(CLI::App& bench, std::function<int()>& run);
 
