@@ -29,6 +29,20 @@ TEST(InputPipelineTest, OneEpochInOneProcessReachesTheFeedPathsAccuracy) {
   EXPECT_GT(r->test_accuracy, 0.83);
 }
 
+// The same on two devices of one process, the placer choosing where the
+// readers and queues go.
+TEST(InputPipelineTest, OneEpochOnTwoDevicesReachesTheFeedPathsAccuracy) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  TrainOptions opt;
+  opt.model.name = "mlp";
+  opt.data.input_pipeline = true;
+  opt.cluster.devices = 2;
+  StatusOr<TrainResult> r = Train(opt);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->steps, 600);
+  EXPECT_GT(r->test_accuracy, 0.83);
+}
+
 TEST(InputPipelineTest, OneEpochOnTwoWorkerProcessesReachesTheFeedPathsAccuracy) {
   if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
   TrainOptions opt;

@@ -12,6 +12,7 @@
 
 #include "actors/session.h"
 #include "cluster_test_util.h"
+#include "graph/gradients/gradients.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact {
@@ -109,6 +110,33 @@ TEST_F(ControlFlowClusterTest, LoopBodyOnTwoProcesses) {
                                  {{"n", Tensor::Scalar<int32_t>(0)}},
                                  {{"n", Tensor::Scalar<int32_t>(3)}}});
   }
+}
+
+// The gradients of a loop whose body spans the two processes: the
+// gradient loop, the forward loop's added counter and the values it keeps
+// spread over both.
+TEST_F(ControlFlowClusterTest, GradientsOfALoopAcrossProcesses) {
+  std::mt19937 rng(13);
+  std::normal_distribution<float> normal(0, 0.4f);
+  std::vector<float> w(16), x(4);
+  for (float& v : w) v = normal(rng);
+  for (float& v : x) v = normal(rng);
+  BuildFn build = [&](const Scope& s, bool tasks) {
+    auto W = Placeholder(On(s, tasks, kTask1).WithOpName("W"), DT_FLOAT);
+    auto x0 = Placeholder(On(s, tasks, kTask0).WithOpName("x0"), DT_FLOAT);
+    auto r = WhileLoop(
+        On(s, tasks, kTask0), {Const(s, Tensor::Scalar<int32_t>(0)), x0},
+        [&](const Scope& c, const std::vector<Output>& v) { return Less(c, v[0], 10); },
+        [&](const Scope& b, const std::vector<Output>& v) {
+          auto m = MatMul(On(b, tasks, kTask1), W, v[1]);
+          return std::vector<Output>{Add(b, v[0], 1), Tanh(On(b, tasks, kTask0), m)};
+        });
+    std::vector<Output> grads;
+    EXPECT_TRUE(AddSymbolicGradients(s, {Sum(s, r[1], {0, 1})}, {W, x0}, {}, &grads).ok());
+    return grads;
+  };
+  ExpectLikeOneProcess(build, {{{"W", Tensor::FromVector<float>(w, {4, 4})},
+                                {"x0", Tensor::FromVector<float>(x, {4, 1})}}});
 }
 
 // A Cond whose predicate is on task 0 and whose true branch is on task 1:
