@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/bench/bench.h"
+#include "apps/bench/spread.h"
 #include "apps/cli/commands.h"
 
 #include <algorithm>
@@ -11,6 +12,12 @@ namespace tact::apps {
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+nlohmann::ordered_json Spread(const std::vector<double>& runs) {
+  std::vector<double> sorted = runs;
+  std::sort(sorted.begin(), sorted.end());
+  return {{"min", sorted.front()}, {"median", Median(sorted)}, {"max", sorted.back()}, {"runs", runs}};
 }
 
 void AddBenchCommand(CLI::App& app, std::function<int()>& run) {

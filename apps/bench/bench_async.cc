@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "apps/bench/bench.h"
+#include "apps/bench/spread.h"
 #include "apps/cluster/local_cluster.h"
 #include "apps/train/trainer.h"
 
@@ -85,12 +86,6 @@ StatusOr<double> ImagesPerSec(const AsyncBenchFlags& f, bool sync, bool slowed) 
   slow.reset();
   TACT_RETURN_IF_ERROR(r.status());
   return r->images_per_sec;
-}
-
-nlohmann::ordered_json Spread(const std::vector<double>& runs) {
-  std::vector<double> v = runs;
-  std::sort(v.begin(), v.end());
-  return {{"min", v.front()}, {"median", Median(v)}, {"max", v.back()}, {"runs", runs}};
 }
 
 int RunAsyncBench(const AsyncBenchFlags& f) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/bench/bench.h"
+#include "apps/bench/spread.h"
 #include "apps/cluster/local_cluster.h"
 #include "apps/train/trainer.h"
 
@@ -49,12 +50,6 @@ StatusOr<double> ImagesPerSec(const DistributedBenchFlags& f, bool cluster) {
   }
   TACT_ASSIGN_OR_RETURN(TrainResult r, Train(opt));
   return r.images_per_sec;
-}
-
-nlohmann::ordered_json Spread(const std::vector<double>& runs) {
-  std::vector<double> v = runs;
-  std::sort(v.begin(), v.end());
-  return {{"min", v.front()}, {"median", Median(v)}, {"max", v.back()}, {"runs", runs}};
 }
 
 int RunDistributedBench(const DistributedBenchFlags& f) {

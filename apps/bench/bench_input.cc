@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/bench/bench.h"
+#include "apps/bench/spread.h"
 #include "apps/cluster/local_cluster.h"
 #include "apps/train/trainer.h"
 
@@ -38,12 +39,6 @@ StatusOr<TrainResult> RunOnce(const InputBenchFlags& f, bool pipeline) {
     opt.cluster.worker_binary = CurrentExecutable();
   }
   return Train(opt);
-}
-
-nlohmann::ordered_json Spread(std::vector<double> runs) {
-  const std::vector<double> in_order = runs;
-  std::sort(runs.begin(), runs.end());
-  return {{"min", runs.front()}, {"median", Median(runs)}, {"max", runs.back()}, {"runs", in_order}};
 }
 
 int RunInputBench(const InputBenchFlags& f) {
