@@ -154,6 +154,38 @@ Status UnpackGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 // Slice: pad g back to x's shape with begin in front.
+// StridedSlice: dy goes back where the slice took it from (StridedSliceGrad,
+// the same spec and masks); the spec's inputs get none.
+Status StridedSliceGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output begin = In(op, 1);
+  OpBuilder b(s, "StridedSliceGrad");
+  b.Input(Shape(s, In(op, 0), begin.type())).Input(begin).Input(In(op, 2)).Input(In(op, 3)).Input(g[0]);
+  for (const char* mask : {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"}) {
+    int64_t v = 0;
+    TACT_RETURN_IF_ERROR(GetAttr(op->attrs(), mask, &v));
+    b.Attr(mask, v);
+  }
+  out->push_back(b.FinalizeOutput());
+  out->push_back(Output());
+  out->push_back(Output());
+  out->push_back(Output());
+  return s.status();
+}
+
+// StridedSliceGrad is linear in dy: its gradient is the same slice of g.
+Status StridedSliceGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  OpBuilder b(s, "StridedSlice");
+  b.Input(g[0]).Input(In(op, 1)).Input(In(op, 2)).Input(In(op, 3));
+  for (const char* mask : {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"}) {
+    int64_t v = 0;
+    TACT_RETURN_IF_ERROR(GetAttr(op->attrs(), mask, &v));
+    b.Attr(mask, v);
+  }
+  for (int i = 0; i < 4; ++i) out->push_back(Output());
+  out->push_back(b.FinalizeOutput());
+  return s.status();
+}
+
 Status SliceGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Output x = In(op, 0), begin = In(op, 1);
   Output before = Cast(s, begin, DT_INT32);
@@ -293,6 +325,8 @@ REGISTER_GRADIENT_OP("Split", SplitGrad);
 REGISTER_GRADIENT_OP("Pack", PackGrad);
 REGISTER_GRADIENT_OP("Unpack", UnpackGrad);
 REGISTER_GRADIENT_OP("Slice", SliceGrad);
+REGISTER_GRADIENT_OP("StridedSlice", StridedSliceGrad_);
+REGISTER_GRADIENT_OP("StridedSliceGrad", StridedSliceGradGrad);
 REGISTER_GRADIENT_OP("Pad", PadGrad);
 REGISTER_GRADIENT_OP("BiasAdd", BiasAddGrad_);
 REGISTER_GRADIENT_OP("Conv2D", Conv2DGrad);

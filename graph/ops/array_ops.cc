@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "graph/op_registry.h"
+#include "graph/strided_slice_spec.h"
 
 namespace tact {
 namespace {
@@ -216,6 +217,49 @@ Status ConcatV2Shape(InferenceContext* c) {
 
 Status ConcatShape(InferenceContext* c) { return ConcatShapeOf(c, 1, c->num_inputs() - 1, 0); }
 
+// As precise as the inputs allow: with a constant spec and a known rank,
+// every dimension whose input size is known, and every new or shrunk one.
+Status StridedSliceShape(InferenceContext* c) {
+  SliceMasks m;
+  TACT_RETURN_IF_ERROR(c->GetAttr("begin_mask", &m.begin));
+  TACT_RETURN_IF_ERROR(c->GetAttr("end_mask", &m.end));
+  TACT_RETURN_IF_ERROR(c->GetAttr("ellipsis_mask", &m.ellipsis));
+  TACT_RETURN_IF_ERROR(c->GetAttr("new_axis_mask", &m.new_axis));
+  TACT_RETURN_IF_ERROR(c->GetAttr("shrink_axis_mask", &m.shrink));
+  const PartialTensorShape& in = c->input(0);
+  std::optional<std::vector<int64_t>> begin = ConstInts(c, 1), end = ConstInts(c, 2),
+                                      strides = ConstInts(c, 3);
+  if (in.unknown_rank() || !begin || !end || !strides) return shape_fn::Unknown(c);
+  if (begin->size() != end->size() || begin->size() != strides->size()) {
+    return errors::InvalidArgument("begin, end and strides have ", begin->size(), ", ", end->size(), " and ",
+                                   strides->size(), " entries");
+  }
+  std::vector<DenseDim> dense;
+  std::vector<int> gather;
+  TACT_RETURN_IF_ERROR(BuildDenseSlice(in.dims(), *begin, *end, *strides, m, &dense, &gather));
+  // Every known dimension is resolved, a shrunk one too (its index must be
+  // inside it).
+  std::vector<int64_t> sizes(in.dims(), -1);
+  for (int d = 0; d < in.dims(); ++d) {
+    int64_t first = 0;
+    if (in.dim_size(d) < 0) continue;
+    TACT_RETURN_IF_ERROR(ResolveSliceDim(dense[d], d, in.dim_size(d), &first, &sizes[d]));
+  }
+  std::vector<int64_t> dims;
+  for (int g : gather) {
+    if (g == kNewSliceAxis) dims.push_back(1);
+    if (g >= 0) dims.push_back(sizes[g]);
+  }
+  c->set_output(0, PartialTensorShape(std::move(dims)));
+  return Status::OK();
+}
+
+Status StridedSliceGradShape(InferenceContext* c) {
+  std::optional<std::vector<int64_t>> shape = ConstInts(c, 0);
+  c->set_output(0, shape ? PartialTensorShape(*shape) : UnknownDims(VectorLength(c, 0)));
+  return Status::OK();
+}
+
 Status SplitShape(InferenceContext* c) {
   const PartialTensorShape& in = c->input(1);
   int64_t num_split;
@@ -394,7 +438,14 @@ REGISTER_OP("Slice").Input("input: T").Input("begin: Index").Input("size: Index"
 REGISTER_OP("StridedSlice").Input("input: T").Input("begin: Index").Input("end: Index")
     .Input("strides: Index").Output("output: T").Attr("T: type").Attr("Index: {int32, int64}")
     .Attr("begin_mask: int = 0").Attr("end_mask: int = 0").Attr("ellipsis_mask: int = 0")
-    .Attr("new_axis_mask: int = 0").Attr("shrink_axis_mask: int = 0");
+    .Attr("new_axis_mask: int = 0").Attr("shrink_axis_mask: int = 0").SetShapeFn(StridedSliceShape);
+// StridedSlice's gradient: zeros of `shape` with dy where the slice took
+// its elements.
+REGISTER_OP("StridedSliceGrad").Input("shape: Index").Input("begin: Index").Input("end: Index")
+    .Input("strides: Index").Input("dy: T").Output("output: T").Attr("T: type")
+    .Attr("Index: {int32, int64}").Attr("begin_mask: int = 0").Attr("end_mask: int = 0")
+    .Attr("ellipsis_mask: int = 0").Attr("new_axis_mask: int = 0").Attr("shrink_axis_mask: int = 0")
+    .SetShapeFn(StridedSliceGradShape);
 REGISTER_OP("Pad").Input("input: T").Input("paddings: Tpaddings").Output("output: T")
     .Attr("T: type").Attr("Tpaddings: {int32, int64} = int32").SetShapeFn(PadShape);
 REGISTER_OP("Tile").Input("input: T").Input("multiples: Tmultiples").Output("output: T")

@@ -32,7 +32,7 @@ std::vector<Output> Split(const Scope& scope, Input axis, Input value, int64_t n
 // The block at `begin` of extent `size` (-1: to the end of the dimension).
 Output Slice(const Scope& scope, Input input, Input begin, Input size);
 // NumPy-style basic indexing; the masks are TensorFlow's (see
-// kernels/cpu/strided_slice_op.cc for their meaning).
+// graph/strided_slice_spec.h for their meaning).
 Output StridedSlice(const Scope& scope, Input input, Input begin, Input end, Input strides,
                     int64_t begin_mask = 0, int64_t end_mask = 0, int64_t ellipsis_mask = 0,
                     int64_t new_axis_mask = 0, int64_t shrink_axis_mask = 0);

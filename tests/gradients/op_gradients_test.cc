@@ -177,6 +177,34 @@ TEST(OpGradientsTest, ArrayOps) {
             kTol);
 }
 
+// StridedSlice's gradient for each kind of spec: ranges with strides (one
+// negative), a shrunk index, a new axis with an ellipsis, masked ends.
+TEST(OpGradientsTest, StridedSlice) {
+  auto slice = [](std::vector<int32_t> b, std::vector<int32_t> e, std::vector<int32_t> st, int64_t begin_mask,
+                  int64_t end_mask, int64_t ellipsis, int64_t new_axis, int64_t shrink) {
+    return [=](const Scope& s, const std::vector<Output>& x) {
+      return StridedSlice(s, x[0], Tensor::FromVector<int32_t>(b), Tensor::FromVector<int32_t>(e),
+                          Tensor::FromVector<int32_t>(st), begin_mask, end_mask, ellipsis, new_axis, shrink);
+    };
+  };
+  EXPECT_LT(Check({{4, 5}}, slice({1, 0}, {3, 5}, {1, 2}, 0, 0, 0, 0, 0)), kTol);
+  EXPECT_LT(Check({{4, 5}}, slice({3, 4}, {0, 0}, {-1, -2}, 0, 0, 0, 0, 0)), kTol);
+  EXPECT_LT(Check({{4, 5}}, slice({2, 0}, {3, 0}, {1, 1}, 2, 2, 0, 0, 1)), kTol);        // x[2, :]
+  // x[..., None, 1:3]
+  EXPECT_LT(Check({{3, 2, 4}}, slice({0, 0, 1}, {0, 0, 3}, {1, 1, 1}, 0, 0, 1, 2, 0)), kTol);
+  EXPECT_LT(Check({{4, 5}}, slice({-3, 0}, {0, -1}, {1, 1}, 0, 1, 0, 0, 0)), kTol);      // x[-3:, :-1]
+  // Second derivatives: the gradient of sum(x[1:3, ::2]^3) goes through
+  // StridedSliceGrad, whose own gradient is the slice again.
+  EXPECT_LT(Check({{4, 5}},
+                  [&](const Scope& s, const std::vector<Output>& x) {
+                    Output y = Sum(s, Pow(s, slice({1, 0}, {3, 5}, {1, 2}, 0, 0, 0, 0, 0)(s, x), 3.0), {0, 1});
+                    std::vector<Output> g;
+                    EXPECT_TRUE(AddSymbolicGradients(s, {y}, {x[0]}, {}, &g).ok());
+                    return Sum(s, Square(s, g[0]), {0, 1});
+                  }),
+            kTol);
+}
+
 TEST(OpGradientsTest, ConcatTileGather) {
   EXPECT_LT(Check({{2, 3}, {2, 1}, {2, 2}},
                   [](const Scope& s, const auto& x) { return Concat(s, {x[0], x[1], x[2]}, 1); }),

@@ -114,6 +114,33 @@ TEST(ArrayOpsShapeTest, ExpandDimsSqueezeTranspose) {
   EXPECT_FALSE(Infer("Transpose", {PartialTensorShape({2, 3, 4}), {3}}, {nullptr, &dup}).ok());
 }
 
+// StridedSlice's shape from a constant spec, the masks included.
+TEST(ArrayOpsShapeTest, StridedSlice) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s, DT_FLOAT, PartialTensorShape({4, 5, 6}));
+  auto v = [](std::vector<int32_t> a) { return Tensor::FromVector<int32_t>(a); };
+  // x[1:3, ::2, 2]
+  auto a = StridedSlice(s, x, v({1, 0, 2}), v({3, 0, 3}), v({1, 2, 1}), 0, 2, 0, 0, 4);
+  EXPECT_EQ(a.node->output_shape(0), PartialTensorShape({2, 3}));
+  // x[..., None], x[::-1]
+  auto b = StridedSlice(s, x, v({0, 0}), v({0, 0}), v({1, 1}), 0, 0, 1, 2, 0);
+  EXPECT_EQ(b.node->output_shape(0), PartialTensorShape({4, 5, 6, 1}));
+  auto c = StridedSlice(s, x, v({0}), v({0}), v({-1}), 1, 1, 0, 0, 0);
+  EXPECT_EQ(c.node->output_shape(0), PartialTensorShape({4, 5, 6}));
+  // An unknown dimension stays unknown unless it is shrunk away.
+  auto y = Placeholder(s, DT_FLOAT, PartialTensorShape({-1, 5}));
+  auto d = StridedSlice(s, y, v({1, 1}), v({3, 4}), v({1, 1}), 0, 0, 0, 0, 0);
+  EXPECT_EQ(d.node->output_shape(0), PartialTensorShape({-1, 3}));
+  auto e = StridedSlice(s, y, v({1, 0}), v({2, 0}), v({1, 1}), 0, 2, 0, 0, 1);
+  EXPECT_EQ(e.node->output_shape(0), PartialTensorShape({5}));
+  // A spec fed at run time: unknown.
+  auto f = StridedSlice(s, x, Placeholder(s, DT_INT32), v({1}), v({1}));
+  EXPECT_TRUE(f.node->output_shape(0).unknown_rank());
+  // An index out of a known dimension is an error when the graph is built.
+  StridedSlice(s.WithOpName("bad"), x, v({7}), v({8}), v({1}), 0, 0, 0, 0, 1);
+  EXPECT_NE(s.status().message().find("out of bounds"), std::string::npos) << s.status().ToString();
+}
+
 TEST(ArrayOpsShapeTest, ConcatSplitPackUnpack) {
   Tensor axis = Int(1);
   EXPECT_EQ(InferOne("ConcatV2", {PartialTensorShape({2, 3}), PartialTensorShape({-1, 4}), {}},
