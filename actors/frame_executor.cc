@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,7 +24,7 @@ enum class Kind : uint8_t { kPlain, kSwitch, kMerge, kEnter, kExit, kNextIterati
 Kind KindOf(const std::string& op) {
   if (op == "Switch") return Kind::kSwitch;
   if (op == "Merge") return Kind::kMerge;
-  if (op == "Enter" || op == "RefEnter") return Kind::kEnter;
+  if (IsEnterOp(op)) return Kind::kEnter;
   if (op == "Exit") return Kind::kExit;
   if (op == "NextIteration") return Kind::kNextIteration;
   if (op == "_Send") return Kind::kSend;
@@ -60,10 +61,6 @@ struct NodeInfo {
   int exit_index = -1;   // an Exit's index in its frame's exits
   bool client_send = false;  // a _Send of a fetch, to the client
 };
-
-std::string FrameName(const std::vector<FrameInfo>& frames, int f) {
-  return f == 0 ? std::string("the root frame") : "loop frame '" + frames[f].name + "'";
-}
 
 class FrameExecutor final : public Executor {
  public:
@@ -152,7 +149,7 @@ Status FrameExecutor::CountInputs() {
       }
       if (from_enter && f.is_loop && n->in_edges().size() > 1) {
         return errors::InvalidArgument(
-            n->ErrorPrefix(), "reads Enter '", e->src->name(), "' of ", FrameName(frames_, ni.frame),
+            n->ErrorPrefix(), "reads Enter '", e->src->name(), "' of ", DescribeFrame(ni.frame, f.name),
             ", which is not constant, and other inputs: only a Merge may (a value that every "
             "iteration reads enters with is_constant=true)");
       }
@@ -349,7 +346,7 @@ void FrameState::RunLoop(Ready* ready) {
     ready->nodes.pop_front();
     const Tensor* outputs = nullptr;
     OpKernelContext::Params params;
-    std::unique_ptr<OpKernelContext> ctx;
+    std::optional<OpKernelContext> ctx;  // on the stack: no allocation per node
     const NodeInfo& ni = ex_->info_[t.id];
     if (aborted_.load(std::memory_order_acquire)) {
       // Counted out, nothing run.
@@ -369,10 +366,10 @@ void FrameState::RunLoop(Ready* ready) {
       if (g_.items[t.id].expensive) SendBatch::Flush();
       const int64_t start = args_.stats ? NowNs() : 0;
       params = Params(t);
-      ctx = std::make_unique<OpKernelContext>(params);
-      g_.Compute(t.id, ctx.get());
+      ctx.emplace(params);
+      g_.Compute(t.id, &*ctx);
       ReleaseInputs(t);
-      if (args_.stats) g_.RecordStats(args_, start_ns_, t.id, start, ctx.get());
+      if (args_.stats) g_.RecordStats(args_, start_ns_, t.id, start, &*ctx);
       if (ctx->status().ok()) {
         outputs = ctx->outputs();
       } else {
@@ -526,6 +523,8 @@ void FrameState::Deliver(int src, const Tensor* outputs, bool dead, Frame* f, It
       if (!out.IsInitialized()) {
         if (!may_leave_unset && error_.ok()) error_ = g_.MissingOutput(src, oe.src_output);
         edge_dead = true;
+      } else if (!oe.deref) {
+        value = out;
       } else {
         StatusOr<Tensor> v = g_.EdgeValue(oe, out);
         if (v.ok()) {

@@ -7,13 +7,15 @@
 namespace tact {
 namespace {
 
-std::string FrameName(const std::vector<FrameDesc>& frames, int f) {
-  return f == 0 ? std::string("the root frame") : "loop frame '" + frames[f].name + "'";
-}
+std::string FrameName(const std::vector<FrameDesc>& frames, int f) { return DescribeFrame(f, frames[f].name); }
 
 }  // namespace
 
 bool IsEnterOp(const std::string& op) { return op == "Enter" || op == "RefEnter"; }
+
+std::string DescribeFrame(int frame, const std::string& name) {
+  return frame == 0 ? std::string("the root frame") : "loop frame '" + name + "'";
+}
 
 int ControlFlowInfo::OutputFrame(const Node* node) const {
   if (child_frame[node->id()] >= 0) return child_frame[node->id()];

@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "graph/control_flow_info.h"
 #include "graph/gradients/gradients.h"
 #include "graph/ops/all_ops.h"
 #include "graph/shape_refiner.h"
@@ -11,7 +12,7 @@
 namespace tact {
 namespace {
 
-bool IsEnter(const Node* n) { return n->op() == "Enter" || n->op() == "RefEnter"; }
+bool IsEnter(const Node* n) { return IsEnterOp(n->op()); }
 
 // The consumer of output `port` of `n` whose op is `op`, or null.
 Node* ConsumerOf(const Node* n, int port, const std::string& op) {
