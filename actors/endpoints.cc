@@ -105,7 +105,6 @@ Status Endpoints::Add(caf::event_based_actor* owner, const GraphDef& graph) {
   return Status::OK();
 }
 
-
 bool Endpoints::SendAsync(int64_t step_id, const std::string& key, const Tensor& tensor,
                           Rendezvous::SentCallback&& done) {
   caf::actor send = table_->FindNodes(table_->sends, key);

@@ -27,9 +27,12 @@ bool HasRendezvous(OpKernelContext* ctx, const AsyncOpKernel::DoneCallback& done
   return false;
 }
 
-// The key of this kernel's transfer in its iteration of a loop.
-std::string StepKey(OpKernelContext* ctx, const std::string& key) {
-  return ctx->frame_iter() == nullptr ? key : key + *ctx->frame_iter();
+// The key of this kernel's transfer: `key` itself (the usual case, not
+// copied), or inside a loop `key` with its iteration's tag, in `scratch`.
+const std::string& StepKey(OpKernelContext* ctx, const std::string& key, std::string* scratch) {
+  if (ctx->frame_iter() == nullptr) return key;
+  *scratch = key + *ctx->frame_iter();
+  return *scratch;
 }
 
 // A _Send whose input is dead (control flow: the branch a Switch did not
@@ -39,7 +42,8 @@ class SendOp : public AsyncOpKernel {
   explicit SendOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     if (!HasRendezvous(ctx, done)) return;
-    ctx->rendezvous()->SendAsync(StepKey(ctx, key_), ctx->input(0), [ctx, done](const Status& s) {
+    std::string scratch;
+    ctx->rendezvous()->SendAsync(StepKey(ctx, key_, &scratch), ctx->input(0), [ctx, done](const Status& s) {
       if (!s.ok()) ctx->CtxFailure(s);
       done();
     });
@@ -55,7 +59,8 @@ class RecvOp : public AsyncOpKernel {
   explicit RecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     if (!HasRendezvous(ctx, done)) return;
-    ctx->rendezvous()->RecvAsync(StepKey(ctx, key_), [ctx, done](const Status& s, const Tensor& t) {
+    std::string scratch;
+    ctx->rendezvous()->RecvAsync(StepKey(ctx, key_, &scratch), [ctx, done](const Status& s, const Tensor& t) {
       if (!s.ok()) {
         ctx->CtxFailure(s);
       } else if (t.IsInitialized()) {
