@@ -61,9 +61,13 @@ Status BroadcastGradientArgsShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// TensorFlow's type lists for each op, but for uint16/32/64 and string.
 #define TACT_REAL "half, bfloat16, float, double"
 #define TACT_NUMERIC TACT_REAL ", int32, int64, complex64, complex128"
 #define TACT_SIGNED TACT_REAL ", int32, int64"
+#define TACT_ARITHMETIC TACT_NUMERIC ", uint8, int8, int16"
+#define TACT_REAL_NUMBER TACT_SIGNED ", uint8, int8, int16"
+#define TACT_SIGNED_NUMBER TACT_NUMERIC ", int8, int16"
 
 #define TACT_BINARY_OP(NAME, TYPES)                                                 \
   REGISTER_OP(NAME).Input("x: T").Input("y: T").Output("z: T").Attr("T: {" TYPES "}") \
@@ -86,37 +90,37 @@ Status BroadcastGradientArgsShape(InferenceContext* c) {
 
 }  // namespace
 
-TACT_BINARY_OP("Add", TACT_NUMERIC);
-TACT_BINARY_OP("Sub", TACT_NUMERIC);
-TACT_BINARY_OP("Mul", TACT_NUMERIC);
-TACT_BINARY_OP("Div", TACT_NUMERIC);
-TACT_BINARY_OP("Maximum", TACT_SIGNED);
-TACT_BINARY_OP("Minimum", TACT_SIGNED);
+TACT_BINARY_OP("Add", TACT_ARITHMETIC);
+TACT_BINARY_OP("Sub", TACT_ARITHMETIC);
+TACT_BINARY_OP("Mul", TACT_ARITHMETIC);
+TACT_BINARY_OP("Div", TACT_ARITHMETIC);
+TACT_BINARY_OP("Maximum", TACT_REAL_NUMBER);
+TACT_BINARY_OP("Minimum", TACT_REAL_NUMBER);
 TACT_BINARY_OP("Pow", TACT_NUMERIC);
 TACT_BINARY_OP("SquaredDifference", TACT_NUMERIC);
 
-TACT_UNARY_OP("Neg", TACT_NUMERIC);
+TACT_UNARY_OP("Neg", TACT_SIGNED_NUMBER);
 TACT_UNARY_OP("Exp", TACT_REAL ", complex64, complex128");
 TACT_UNARY_OP("Log", TACT_REAL ", complex64, complex128");
 TACT_UNARY_OP("Sqrt", TACT_REAL ", complex64, complex128");
 TACT_UNARY_OP("Rsqrt", TACT_REAL ", complex64, complex128");
-TACT_UNARY_OP("Square", TACT_NUMERIC);
-TACT_UNARY_OP("Abs", TACT_SIGNED);
-TACT_UNARY_OP("Sign", TACT_NUMERIC);
+TACT_UNARY_OP("Square", TACT_SIGNED_NUMBER);
+TACT_UNARY_OP("Abs", TACT_SIGNED ", int8, int16");
+TACT_UNARY_OP("Sign", TACT_SIGNED_NUMBER);
 TACT_UNARY_OP("Tanh", TACT_REAL ", complex64, complex128");
 TACT_UNARY_OP("Sigmoid", TACT_REAL ", complex64, complex128");
 
-TACT_ACTIVATION_OP("Relu", TACT_SIGNED);
-TACT_ACTIVATION_OP("Relu6", TACT_SIGNED);
+TACT_ACTIVATION_OP("Relu", TACT_REAL_NUMBER);
+TACT_ACTIVATION_OP("Relu6", TACT_REAL_NUMBER);
 TACT_ACTIVATION_OP("Elu", TACT_REAL);
 TACT_ACTIVATION_OP("Softplus", TACT_REAL);
 
-TACT_COMPARE_OP("Equal", TACT_NUMERIC ", bool, string");
-TACT_COMPARE_OP("NotEqual", TACT_NUMERIC ", bool, string");
-TACT_COMPARE_OP("Less", TACT_SIGNED);
-TACT_COMPARE_OP("LessEqual", TACT_SIGNED);
-TACT_COMPARE_OP("Greater", TACT_SIGNED);
-TACT_COMPARE_OP("GreaterEqual", TACT_SIGNED);
+TACT_COMPARE_OP("Equal", TACT_ARITHMETIC ", bool, string");
+TACT_COMPARE_OP("NotEqual", TACT_ARITHMETIC ", bool, string");
+TACT_COMPARE_OP("Less", TACT_REAL_NUMBER);
+TACT_COMPARE_OP("LessEqual", TACT_REAL_NUMBER);
+TACT_COMPARE_OP("Greater", TACT_REAL_NUMBER);
+TACT_COMPARE_OP("GreaterEqual", TACT_REAL_NUMBER);
 REGISTER_OP("LogicalAnd").Input("x: bool").Input("y: bool").Output("z: bool")
     .SetShapeFn(shape_fn::BroadcastBinary);
 REGISTER_OP("LogicalOr").Input("x: bool").Input("y: bool").Output("z: bool")
@@ -128,7 +132,7 @@ REGISTER_OP("Select").Input("condition: bool").Input("t: T").Input("e: T").Outpu
 REGISTER_OP("Cast").Input("x: SrcT").Output("y: DstT").Attr("SrcT: type").Attr("DstT: type")
     .SetShapeFn(shape_fn::UnchangedShape);
 REGISTER_OP("AddN").Input("inputs: N * T").Output("sum: T").Attr("N: int >= 1")
-    .Attr("T: {" TACT_NUMERIC "}").SetShapeFn(MergeAllShape);
+    .Attr("T: {" TACT_ARITHMETIC "}").SetShapeFn(MergeAllShape);
 
 TACT_ACTIVATION_GRAD_OP("ReluGrad", "features");
 TACT_ACTIVATION_GRAD_OP("Relu6Grad", "features");
@@ -147,6 +151,9 @@ REGISTER_OP("BroadcastGradientArgs").Input("s0: T").Input("s1: T").Output("r0: T
 #undef TACT_ACTIVATION_OP
 #undef TACT_UNARY_OP
 #undef TACT_BINARY_OP
+#undef TACT_SIGNED_NUMBER
+#undef TACT_REAL_NUMBER
+#undef TACT_ARITHMETIC
 #undef TACT_SIGNED
 #undef TACT_NUMERIC
 #undef TACT_REAL

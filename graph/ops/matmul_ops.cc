@@ -75,9 +75,11 @@ Status BatchMatMulShape(InferenceContext* c) {
 
 REGISTER_OP("MatMul").Input("a: T").Input("b: T").Output("product: T")
     .Attr("transpose_a: bool = false").Attr("transpose_b: bool = false")
-    .Attr("T: {float, double}").SetShapeFn(MatMulShape);
+    .Attr("T: {half, bfloat16, float, double, int32, int64, complex64, complex128}")
+    .SetShapeFn(MatMulShape);
 REGISTER_OP("BatchMatMul").Input("x: T").Input("y: T").Output("output: T")
-    .Attr("T: {float, double}").Attr("adj_x: bool = false").Attr("adj_y: bool = false")
+    .Attr("T: {half, bfloat16, float, double, int32, int64, complex64, complex128}")
+    .Attr("adj_x: bool = false").Attr("adj_y: bool = false")
     .SetShapeFn(BatchMatMulShape);
 
 Output MatMul(const Scope& s, Input a, Input b, bool transpose_a, bool transpose_b) {

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/numeric_types.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -50,23 +51,14 @@ class AddNOp : public OpKernel {
   }
 
  private:
-  // Integers wrap instead of overflowing into undefined behaviour.
-  static T Add(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    } else {
-      return a + b;
-    }
-  }
+  // Integers wrap instead of overflowing into undefined behaviour; half and
+  // bfloat16 add in float and round each partial sum.
+  static T Add(T a, T b) { return WrappingAdd(a, b); }
 };
 
-#define TACT_REGISTER_ADDN(T) \
-  REGISTER_KERNEL_BUILDER(Name("AddN").Device(DEVICE_CPU).TypeConstraint<T>("T"), AddNOp<T>)
-TACT_REGISTER_ADDN(float);
-TACT_REGISTER_ADDN(double);
-TACT_REGISTER_ADDN(int32_t);
-TACT_REGISTER_ADDN(int64_t);
+#define TACT_REGISTER_ADDN(T, ...) \
+  REGISTER_KERNEL_BUILDER(Name("AddN").Device(DEVICE_CPU).TypeConstraint<T>("T"), AddNOp<T>);
+TACT_CALL_NUMBER(TACT_REGISTER_ADDN)
 #undef TACT_REGISTER_ADDN
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/numeric_types.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -19,11 +20,15 @@ constexpr int64_t kColumnBlock = 512;
 // of equal values is kept.
 template <typename T, bool kMax>
 bool Better(T v, T best) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(best)) return false;
-    if (std::isnan(v)) return true;
+  if constexpr (kIs16BitFloat<T>) {
+    return Better<float, kMax>(static_cast<float>(v), static_cast<float>(best));
+  } else {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(best)) return false;
+      if (std::isnan(v)) return true;
+    }
+    return kMax ? v > best : v < best;
   }
-  return kMax ? v > best : v < best;
 }
 
 template <typename T, typename Out, bool kMax>
@@ -106,16 +111,9 @@ class ArgOp : public OpKernel {
                           ArgOp<T, OUT, true>);                                         \
   REGISTER_KERNEL_BUILDER(Name("ArgMin").Device(DEVICE_CPU).TypeConstraint<T>("T")      \
                               .TypeConstraint<OUT>("output_type"),                      \
-                          ArgOp<T, OUT, false>)
-#define TACT_REGISTER_ARG_OPS_FOR(T) \
-  TACT_REGISTER_ARG_OPS(T, int32_t); \
-  TACT_REGISTER_ARG_OPS(T, int64_t)
-
-TACT_REGISTER_ARG_OPS_FOR(float);
-TACT_REGISTER_ARG_OPS_FOR(double);
-TACT_REGISTER_ARG_OPS_FOR(int32_t);
-TACT_REGISTER_ARG_OPS_FOR(int64_t);
-#undef TACT_REGISTER_ARG_OPS_FOR
+                          ArgOp<T, OUT, false>);
+TACT_CALL_REAL(TACT_REGISTER_ARG_OPS, int32_t)
+TACT_CALL_REAL(TACT_REGISTER_ARG_OPS, int64_t)
 #undef TACT_REGISTER_ARG_OPS
 
 }  // namespace

@@ -1,12 +1,15 @@
 // BatchMatMul: a GEMM per batch element, the batch dims broadcasting as in
 // TensorFlow's BatchMatMulV2 (a size-1 dim pairs with any size; a missing
-// leading dim counts as 1).
+// leading dim counts as 1). adj_x/adj_y take the adjoint: the conjugate
+// transpose for complex types. half and bfloat16 multiply in float copies,
+// as MatMul does.
 #include <algorithm>
 #include <climits>
 
 #include "kernels/cpu/blas_gemm.h"
 #include "kernels/cpu/parallel_gemm.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/numeric_types.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -93,35 +96,55 @@ class BatchMatMulOp : public OpKernel {
     out_dims.push_back(n);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));
-    const T* xp = x.data<T>();
-    const T* yp = y.data<T>();
-    T* op = out->data<T>();
+    if constexpr (kIs16BitFloat<T>) {
+      StatusOr<Tensor> x32 = WidenToFloat(ctx, x);
+      OP_REQUIRES_OK(ctx, x32.status());
+      StatusOr<Tensor> y32 = WidenToFloat(ctx, y);
+      OP_REQUIRES_OK(ctx, y32.status());
+      Tensor out32;
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, out->shape(), &out32));
+      Multiply<float>(ctx, plan, m, n, k, x32->data<float>(), y32->data<float>(),
+                      out32.data<float>());
+      NarrowFromFloat(ctx, out32, out);
+    } else {
+      Multiply<T>(ctx, plan, m, n, k, x.data<T>(), y.data<T>(), out->data<T>());
+    }
+  }
+
+ private:
+  template <typename C>
+  void Multiply(OpKernelContext* ctx, const BatchPlan& plan, int64_t m, int64_t n, int64_t k,
+                const C* xp, const C* yp, C* op) const {
     const int64_t batches = static_cast<int64_t>(plan.x_index.size());
+    const bool conjugate = kIsComplex<C>;  // adj_x/adj_y are adjoints
     auto run = [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b) {
-        Gemm<T>(adj_x_, adj_y_, m, n, k, T(1), xp + plan.x_index[b] * m * k,
-                yp + plan.y_index[b] * k * n, T(0), op + b * m * n);
+        Gemm<C>(adj_x_, adj_y_, m, n, k, C(1), xp + plan.x_index[b] * m * k,
+                yp + plan.y_index[b] * k * n, C(0), op + b * m * n, 0, conjugate);
       }
     };
     if (m * n * k <= kSmallProduct) {
       ParallelFor(ctx, batches, std::max<int64_t>(m * n * k, 1) * 2, run);
     } else {
       for (int64_t b = 0; b < batches; ++b) {
-        ParallelGemm<T>(ctx, adj_x_, adj_y_, m, n, k, T(1), xp + plan.x_index[b] * m * k,
-                        yp + plan.y_index[b] * k * n, T(0), op + b * m * n);
+        ParallelGemm<C>(ctx, adj_x_, adj_y_, m, n, k, C(1), xp + plan.x_index[b] * m * k,
+                        yp + plan.y_index[b] * k * n, C(0), op + b * m * n, conjugate);
       }
     }
   }
 
- private:
   bool adj_x_ = false;
   bool adj_y_ = false;
 };
 
-REGISTER_KERNEL_BUILDER(Name("BatchMatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"),
-                        BatchMatMulOp<float>);
-REGISTER_KERNEL_BUILDER(Name("BatchMatMul").Device(DEVICE_CPU).TypeConstraint<double>("T"),
-                        BatchMatMulOp<double>);
+// The types of BatchMatMul's declaration (graph/ops/matmul_ops.cc), TensorFlow's.
+#define TACT_REGISTER_BATCH_MATMUL(T, ...)                                              \
+  REGISTER_KERNEL_BUILDER(Name("BatchMatMul").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          BatchMatMulOp<T>);
+TACT_CALL_FLOATING(TACT_REGISTER_BATCH_MATMUL)
+TACT_CALL_INT(TACT_REGISTER_BATCH_MATMUL)
+TACT_CALL_COMPLEX(TACT_REGISTER_BATCH_MATMUL)
+#undef TACT_REGISTER_BATCH_MATMUL
 
 }  // namespace
 }  // namespace tact

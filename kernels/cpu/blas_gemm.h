@@ -1,5 +1,7 @@
-// Row-major GEMM on OpenBLAS for float and double: C = alpha*op(A)*op(B) + beta*C
-// with op(X) = X or X^T. Every tact kernel that multiplies matrices goes
+// Row-major GEMM: C = alpha*op(A)*op(B) + beta*C with op(X) = X or X^T (or,
+// with `conjugate`, the conjugate transpose X^H of a complex X), on OpenBLAS
+// for float, double, complex64 and complex128, and a plain loop that wraps
+// for the integers (BLAS has none). Every tact kernel that multiplies matrices goes
 // through here, so the empty-dimension rules live in one place: BLAS
 // rejects leading dimensions of 0, so m == 0 or n == 0 does nothing and
 // k == 0 only scales C by beta (C = 0 for beta == 0).
@@ -16,6 +18,7 @@
 
 #include <cblas.h>
 
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 
@@ -35,12 +38,36 @@ inline void UseSingleThreadedBlas() {
 }
 }  // namespace internal
 
+namespace internal {
+// The integer GEMM: row by row of C, each row of op(B) scaled into it, so
+// the inner loop runs along contiguous memory when B is not transposed.
+template <typename T>
+void IntegerGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha,
+                 const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  using U = std::make_unsigned_t<T>;  // wraps instead of overflowing
+  for (int64_t i = 0; i < m; ++i) {
+    U* ci = reinterpret_cast<U*>(c + i * ldc);
+    for (int64_t j = 0; j < n; ++j) ci[j] = beta == T(0) ? U(0) : U(beta) * ci[j];
+    for (int64_t p = 0; p < k; ++p) {
+      const U aip = U(alpha) * U(trans_a ? a[p * lda + i] : a[i * lda + p]);
+      if (trans_b) {
+        for (int64_t j = 0; j < n; ++j) ci[j] += aip * U(b[j * ldb + p]);
+      } else {
+        const T* bp = b + p * ldb;
+        for (int64_t j = 0; j < n; ++j) ci[j] += aip * U(bp[j]);
+      }
+    }
+  }
+}
+}  // namespace internal
+
 // As Gemm below, with explicit leading dimensions (the stored row lengths
 // of A, B and C), so that a block of rows or columns of a larger product is
 // one call.
 template <typename T>
 void GemmStrided(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha,
-                 const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+                 const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc,
+                 bool conjugate = false) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i) {
@@ -48,17 +75,28 @@ void GemmStrided(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T 
     }
     return;
   }
-  internal::UseSingleThreadedBlas();
-  const CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans;
-  const CBLAS_TRANSPOSE tb = trans_b ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b,
-                static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+  if constexpr (std::is_integral_v<T>) {
+    internal::IntegerGemm<T>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
   } else {
-    cblas_dgemm(CblasRowMajor, ta, tb, static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b,
-                static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+    internal::UseSingleThreadedBlas();
+    const CBLAS_TRANSPOSE trans = conjugate ? CblasConjTrans : CblasTrans;
+    const CBLAS_TRANSPOSE ta = trans_a ? trans : CblasNoTrans;
+    const CBLAS_TRANSPOSE tb = trans_b ? trans : CblasNoTrans;
+    const auto M = static_cast<blasint>(m), N = static_cast<blasint>(n);
+    const auto K = static_cast<blasint>(k);
+    const auto LDA = static_cast<blasint>(lda), LDB = static_cast<blasint>(ldb);
+    const auto LDC = static_cast<blasint>(ldc);
+    if constexpr (std::is_same_v<T, float>) {
+      cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, alpha, a, LDA, b, LDB, beta, c, LDC);
+    } else if constexpr (std::is_same_v<T, double>) {
+      cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, alpha, a, LDA, b, LDB, beta, c, LDC);
+    } else if constexpr (std::is_same_v<T, std::complex<float>>) {
+      cblas_cgemm(CblasRowMajor, ta, tb, M, N, K, &alpha, a, LDA, b, LDB, &beta, c, LDC);
+    } else {
+      static_assert(std::is_same_v<T, std::complex<double>>, "no GEMM for this type");
+      cblas_zgemm(CblasRowMajor, ta, tb, M, N, K, &alpha, a, LDA, b, LDB, &beta, c, LDC);
+    }
   }
 }
 
@@ -67,9 +105,9 @@ void GemmStrided(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T 
 // stored densely. Runs on the calling thread.
 template <typename T>
 void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
-          const T* b, T beta, T* c, int64_t ldc = 0) {
+          const T* b, T beta, T* c, int64_t ldc = 0, bool conjugate = false) {
   GemmStrided<T>(trans_a, trans_b, m, n, k, alpha, a, trans_a ? m : k, b, trans_b ? k : n, beta,
-                 c, ldc == 0 ? n : ldc);
+                 c, ldc == 0 ? n : ldc, conjugate);
 }
 
 }  // namespace tact

@@ -1,8 +1,10 @@
 // Broadcasting arithmetic: Add, Sub, Mul, Div, Maximum, Minimum, Pow,
-// SquaredDifference. Integer arithmetic wraps (two's complement) instead of
-// overflowing into undefined behaviour, and Div on integers truncates toward
-// zero like C++ (and TensorFlow's Div); a zero divisor is an error, and
-// INT_MIN / -1 wraps to INT_MIN, because x86 raises SIGFPE for both.
+// SquaredDifference, on every type their declarations allow (half and
+// bfloat16 computed in float, complex as std::complex). Integer arithmetic
+// wraps (two's complement) instead of overflowing into undefined behaviour,
+// and Div on integers truncates toward zero like C++ (and TensorFlow's Div);
+// a zero divisor is an error, and INT_MIN / -1 wraps to INT_MIN, because x86
+// raises SIGFPE for both.
 #include <cmath>
 
 #include "kernels/cpu/cwise_ops_common.h"
@@ -18,37 +20,19 @@ using Unsigned = std::make_unsigned_t<T>;
 struct AddF {
   static constexpr int64_t kCost = 1;
   template <typename T>
-  static T Apply(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(static_cast<Unsigned<T>>(a) + static_cast<Unsigned<T>>(b));
-    } else {
-      return a + b;
-    }
-  }
+  static T Apply(T a, T b) { return WrappingAdd(a, b); }
 };
 
 struct SubF {
   static constexpr int64_t kCost = 1;
   template <typename T>
-  static T Apply(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(static_cast<Unsigned<T>>(a) - static_cast<Unsigned<T>>(b));
-    } else {
-      return a - b;
-    }
-  }
+  static T Apply(T a, T b) { return WrappingSub(a, b); }
 };
 
 struct MulF {
   static constexpr int64_t kCost = 1;
   template <typename T>
-  static T Apply(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(static_cast<Unsigned<T>>(a) * static_cast<Unsigned<T>>(b));
-    } else {
-      return a * b;
-    }
-  }
+  static T Apply(T a, T b) { return WrappingMul(a, b); }
 };
 
 struct DivF {
@@ -79,38 +63,53 @@ struct MinimumF {
   static T Apply(T a, T b) { return b < a ? b : a; }
 };
 
+// Integers by repeated squaring (wrapping); a negative exponent is refused
+// by BinaryOp.
 struct PowF {
   static constexpr int64_t kCost = 40;
+  static constexpr bool kNonNegativeExponent = true;
   template <typename T>
-  static T Apply(T a, T b) { return std::pow(a, b); }
+  static T Apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      T result = 1;
+      for (; b > 0; b >>= 1) {
+        if (b & 1) result = WrappingMul(result, a);
+        a = WrappingMul(a, a);
+      }
+      return result;
+    } else {
+      return std::pow(a, b);
+    }
+  }
 };
 
+// (a - b) * conj(a - b), TensorFlow's definition: |a - b|^2 for complex.
 struct SquaredDifferenceF {
   static constexpr int64_t kCost = 2;
   template <typename T>
-  static T Apply(T a, T b) { return (a - b) * (a - b); }
+  static T Apply(T a, T b) {
+    const T d = WrappingSub(a, b);
+    return WrappingMul(d, Conj(d));
+  }
 };
 
-#define TACT_REGISTER_BINARY(OP, T, F) \
-  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), BinaryOp<T, T, F>)
-#define TACT_REGISTER_BINARY_ALL(OP, F) \
-  TACT_REGISTER_BINARY(OP, float, F);    \
-  TACT_REGISTER_BINARY(OP, double, F);   \
-  TACT_REGISTER_BINARY(OP, int32_t, F);  \
-  TACT_REGISTER_BINARY(OP, int64_t, F)
+#define TACT_REGISTER_BINARY(T, OP, F) \
+  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), BinaryOp<T, T, F>);
 
-TACT_REGISTER_BINARY_ALL("Add", AddF);
-TACT_REGISTER_BINARY_ALL("Sub", SubF);
-TACT_REGISTER_BINARY_ALL("Mul", MulF);
-TACT_REGISTER_BINARY_ALL("Div", DivF);
-TACT_REGISTER_BINARY_ALL("Maximum", MaximumF);
-TACT_REGISTER_BINARY_ALL("Minimum", MinimumF);
-TACT_REGISTER_BINARY("Pow", float, PowF);
-TACT_REGISTER_BINARY("Pow", double, PowF);
-TACT_REGISTER_BINARY("SquaredDifference", float, SquaredDifferenceF);
-TACT_REGISTER_BINARY("SquaredDifference", double, SquaredDifferenceF);
+// The types of each op's declaration (graph/ops/math_ops.cc).
+TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Add", AddF)
+TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Sub", SubF)
+TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Mul", MulF)
+TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Div", DivF)
+TACT_CALL_REAL(TACT_REGISTER_BINARY, "Maximum", MaximumF)
+TACT_CALL_REAL(TACT_REGISTER_BINARY, "Minimum", MinimumF)
+TACT_CALL_FLOATING(TACT_REGISTER_BINARY, "Pow", PowF)
+TACT_CALL_INT(TACT_REGISTER_BINARY, "Pow", PowF)
+TACT_CALL_COMPLEX(TACT_REGISTER_BINARY, "Pow", PowF)
+TACT_CALL_FLOATING(TACT_REGISTER_BINARY, "SquaredDifference", SquaredDifferenceF)
+TACT_CALL_INT(TACT_REGISTER_BINARY, "SquaredDifference", SquaredDifferenceF)
+TACT_CALL_COMPLEX(TACT_REGISTER_BINARY, "SquaredDifference", SquaredDifferenceF)
 
-#undef TACT_REGISTER_BINARY_ALL
 #undef TACT_REGISTER_BINARY
 
 }  // namespace

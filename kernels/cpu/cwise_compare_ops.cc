@@ -72,41 +72,30 @@ class SelectOp : public OpKernel {
   }
 };
 
-#define TACT_REGISTER_BOOL_OUT(OP, T, F)                                            \
+#define TACT_REGISTER_BOOL_OUT(T, OP, F)                                      \
   REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
-                          BinaryOp<T, bool, F>)
-#define TACT_REGISTER_COMPARE(OP, F)           \
-  TACT_REGISTER_BOOL_OUT(OP, float, F);         \
-  TACT_REGISTER_BOOL_OUT(OP, double, F);        \
-  TACT_REGISTER_BOOL_OUT(OP, int32_t, F);       \
-  TACT_REGISTER_BOOL_OUT(OP, int64_t, F)
+                          BinaryOp<T, bool, F>);
 
-TACT_REGISTER_COMPARE("Equal", EqualF);
-TACT_REGISTER_BOOL_OUT("Equal", bool, EqualF);
-TACT_REGISTER_BOOL_OUT("Equal", std::string, EqualF);
-TACT_REGISTER_COMPARE("NotEqual", NotEqualF);
-TACT_REGISTER_BOOL_OUT("NotEqual", bool, NotEqualF);
-TACT_REGISTER_BOOL_OUT("NotEqual", std::string, NotEqualF);
-TACT_REGISTER_COMPARE("Less", LessF);
-TACT_REGISTER_COMPARE("LessEqual", LessEqualF);
-TACT_REGISTER_COMPARE("Greater", GreaterF);
-TACT_REGISTER_COMPARE("GreaterEqual", GreaterEqualF);
+TACT_CALL_NUMBER(TACT_REGISTER_BOOL_OUT, "Equal", EqualF)
+TACT_REGISTER_BOOL_OUT(bool, "Equal", EqualF)
+TACT_REGISTER_BOOL_OUT(std::string, "Equal", EqualF)
+TACT_CALL_NUMBER(TACT_REGISTER_BOOL_OUT, "NotEqual", NotEqualF)
+TACT_REGISTER_BOOL_OUT(bool, "NotEqual", NotEqualF)
+TACT_REGISTER_BOOL_OUT(std::string, "NotEqual", NotEqualF)
+TACT_CALL_REAL(TACT_REGISTER_BOOL_OUT, "Less", LessF)
+TACT_CALL_REAL(TACT_REGISTER_BOOL_OUT, "LessEqual", LessEqualF)
+TACT_CALL_REAL(TACT_REGISTER_BOOL_OUT, "Greater", GreaterF)
+TACT_CALL_REAL(TACT_REGISTER_BOOL_OUT, "GreaterEqual", GreaterEqualF)
 
 REGISTER_KERNEL_BUILDER(Name("LogicalAnd").Device(DEVICE_CPU), BinaryOp<bool, bool, LogicalAndF>);
 REGISTER_KERNEL_BUILDER(Name("LogicalOr").Device(DEVICE_CPU), BinaryOp<bool, bool, LogicalOrF>);
 REGISTER_KERNEL_BUILDER(Name("LogicalNot").Device(DEVICE_CPU), UnaryOp<bool, bool, LogicalNotF>);
 
-#define TACT_REGISTER_SELECT(T) \
-  REGISTER_KERNEL_BUILDER(Name("Select").Device(DEVICE_CPU).TypeConstraint<T>("T"), SelectOp<T>)
-TACT_REGISTER_SELECT(float);
-TACT_REGISTER_SELECT(double);
-TACT_REGISTER_SELECT(int32_t);
-TACT_REGISTER_SELECT(int64_t);
-TACT_REGISTER_SELECT(bool);
-TACT_REGISTER_SELECT(std::string);
+#define TACT_REGISTER_SELECT(T, ...) \
+  REGISTER_KERNEL_BUILDER(Name("Select").Device(DEVICE_CPU).TypeConstraint<T>("T"), SelectOp<T>);
+TACT_CALL_ALL(TACT_REGISTER_SELECT)
 
 #undef TACT_REGISTER_SELECT
-#undef TACT_REGISTER_COMPARE
 #undef TACT_REGISTER_BOOL_OUT
 
 }  // namespace

@@ -38,31 +38,32 @@ struct SoftplusGradF {
   static T Apply(T g, T f) { return g / (T(1) + std::exp(-f)); }
 };
 
-// The (y, dy) ops take the forward op's output y.
+// The (y, dy) ops take the forward op's output y; for complex the
+// derivative is conjugated, as in TensorFlow.
 struct SigmoidGradF {
   static constexpr int64_t kCost = 3;
   template <typename T>
-  static T Apply(T y, T dy) { return dy * y * (T(1) - y); }
+  static T Apply(T y, T dy) { return dy * Conj(y * (T(1) - y)); }
 };
 
 struct TanhGradF {
   static constexpr int64_t kCost = 3;
   template <typename T>
-  static T Apply(T y, T dy) { return dy * (T(1) - y * y); }
+  static T Apply(T y, T dy) { return dy * Conj(T(1) - y * y); }
 };
 
 // y = x^-1/2: dy/dx = -x^-3/2 / 2 = -y^3 / 2.
 struct RsqrtGradF {
   static constexpr int64_t kCost = 4;
   template <typename T>
-  static T Apply(T y, T dy) { return dy * (T(-0.5) * y * y * y); }
+  static T Apply(T y, T dy) { return dy * Conj(T(-0.5) * y * y * y); }
 };
 
 // y = x^1/2: dy/dx = 1 / (2y).
 struct SqrtGradF {
   static constexpr int64_t kCost = 5;
   template <typename T>
-  static T Apply(T y, T dy) { return dy * T(0.5) / y; }
+  static T Apply(T y, T dy) { return dy * T(0.5) / Conj(y); }
 };
 
 template <typename T>
@@ -103,20 +104,22 @@ class BroadcastGradientArgsOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
-#define TACT_REGISTER_GRAD(OP, F)                                                          \
-  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<float>("T"),          \
-                          SameShapeBinaryOp<float, F>);                                    \
-  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<double>("T"),         \
-                          SameShapeBinaryOp<double, F>)
+#define TACT_REGISTER_GRAD(T, OP, F)                                              \
+  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          SameShapeBinaryOp<T, F>);
 
-TACT_REGISTER_GRAD("ReluGrad", ReluGradF);
-TACT_REGISTER_GRAD("Relu6Grad", Relu6GradF);
-TACT_REGISTER_GRAD("EluGrad", EluGradF);
-TACT_REGISTER_GRAD("SoftplusGrad", SoftplusGradF);
-TACT_REGISTER_GRAD("SigmoidGrad", SigmoidGradF);
-TACT_REGISTER_GRAD("TanhGrad", TanhGradF);
-TACT_REGISTER_GRAD("RsqrtGrad", RsqrtGradF);
-TACT_REGISTER_GRAD("SqrtGrad", SqrtGradF);
+TACT_CALL_FLOATING(TACT_REGISTER_GRAD, "ReluGrad", ReluGradF)
+TACT_CALL_FLOATING(TACT_REGISTER_GRAD, "Relu6Grad", Relu6GradF)
+TACT_CALL_FLOATING(TACT_REGISTER_GRAD, "EluGrad", EluGradF)
+TACT_CALL_FLOATING(TACT_REGISTER_GRAD, "SoftplusGrad", SoftplusGradF)
+#define TACT_REGISTER_Y_DY_GRAD(OP, F)               \
+  TACT_CALL_FLOATING(TACT_REGISTER_GRAD, OP, F)      \
+  TACT_CALL_COMPLEX(TACT_REGISTER_GRAD, OP, F)
+TACT_REGISTER_Y_DY_GRAD("SigmoidGrad", SigmoidGradF)
+TACT_REGISTER_Y_DY_GRAD("TanhGrad", TanhGradF)
+TACT_REGISTER_Y_DY_GRAD("RsqrtGrad", RsqrtGradF)
+TACT_REGISTER_Y_DY_GRAD("SqrtGrad", SqrtGradF)
+#undef TACT_REGISTER_Y_DY_GRAD
 #undef TACT_REGISTER_GRAD
 
 REGISTER_KERNEL_BUILDER(Name("BroadcastGradientArgs").Device(DEVICE_CPU).TypeConstraint<int32_t>("T"),

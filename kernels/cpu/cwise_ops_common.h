@@ -14,6 +14,9 @@
 // device's threads (ParallelFor); each element is computed the same way
 // whatever the split, so results do not depend on the thread count.
 //
+// half and bfloat16 compute in float (numeric_types.h): Call converts the
+// operands for the functor and rounds its result back.
+//
 // Only kernels/cpu/cwise_*.cc include this (it pulls in kernel headers).
 #pragma once
 
@@ -25,18 +28,43 @@
 
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/numeric_types.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact::cwise {
 
+template <typename Out, typename F, typename T>
+inline Out Call(const T& x) {
+  if constexpr (kIs16BitFloat<T>) {
+    return static_cast<Out>(F::Apply(static_cast<float>(x)));
+  } else {
+    return F::Apply(x);
+  }
+}
+template <typename Out, typename F, typename T>
+inline Out Call(const T& x, const T& y) {
+  if constexpr (kIs16BitFloat<T>) {
+    return static_cast<Out>(F::Apply(static_cast<float>(x), static_cast<float>(y)));
+  } else {
+    return F::Apply(x, y);
+  }
+}
+
 // A functor may declare `static constexpr bool kNonZeroDivisor = true`: its
 // second operand must then be non-zero for integer types (division by zero
-// would raise SIGFPE).
+// would raise SIGFPE). One that declares `kNonNegativeExponent` refuses a
+// negative second operand for integer types (Pow: an integer to a negative
+// power is not an integer).
 template <typename F, typename = void>
 struct NeedsNonZeroDivisor : std::false_type {};
 template <typename F>
 struct NeedsNonZeroDivisor<F, std::void_t<decltype(F::kNonZeroDivisor)>>
     : std::bool_constant<F::kNonZeroDivisor> {};
+template <typename F, typename = void>
+struct NeedsNonNegativeExponent : std::false_type {};
+template <typename F>
+struct NeedsNonNegativeExponent<F, std::void_t<decltype(F::kNonNegativeExponent)>>
+    : std::bool_constant<F::kNonNegativeExponent> {};
 
 // ParallelFor through a reference: std::function keeps a reference_wrapper
 // in place, whereas a lambda of more than two pointers would be copied to
@@ -57,7 +85,7 @@ class UnaryOp : public OpKernel {
     const T* px = x.data<T>();
     Out* po = out->data<Out>();
     Shard(ctx, x.NumElements(), F::kCost, [px, po](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) po[i] = F::Apply(px[i]);
+      for (int64_t i = b; i < e; ++i) po[i] = Call<Out, F>(px[i]);
     });
   }
 };
@@ -87,13 +115,13 @@ void BroadcastRange(const T* x, const T* y, Out* o, const BCast& bc, int64_t beg
     const int64_t run = std::min(inner - idx[r - 1], end - i);
     // Folding leaves inner strides of 0 or 1: three plain loops vectorise.
     if (sx != 0 && sy != 0) {
-      for (int64_t k = 0; k < run; ++k) o[i + k] = F::Apply(x[xo + k], y[yo + k]);
+      for (int64_t k = 0; k < run; ++k) o[i + k] = Call<Out, F>(x[xo + k], y[yo + k]);
     } else if (sx != 0) {
       const T yv = y[yo];
-      for (int64_t k = 0; k < run; ++k) o[i + k] = F::Apply(x[xo + k], yv);
+      for (int64_t k = 0; k < run; ++k) o[i + k] = Call<Out, F>(x[xo + k], yv);
     } else {
       const T xv = x[xo];
-      for (int64_t k = 0; k < run; ++k) o[i + k] = F::Apply(xv, y[yo + k * sy]);
+      for (int64_t k = 0; k < run; ++k) o[i + k] = Call<Out, F>(xv, y[yo + k * sy]);
     }
     i += run;
     xo += run * sx;
@@ -125,6 +153,12 @@ class BinaryOp : public OpKernel {
       const T* py = y.data<T>();
       const bool zero = std::any_of(py, py + y.NumElements(), [](T v) { return v == T(0); });
       OP_REQUIRES(ctx, !zero, errors::InvalidArgument("integer division by zero"));
+    }
+    if constexpr (std::is_integral_v<T> && NeedsNonNegativeExponent<F>::value) {
+      const T* py = y.data<T>();
+      const bool negative = std::any_of(py, py + y.NumElements(), [](T v) { return v < T(0); });
+      OP_REQUIRES(ctx, !negative,
+                  errors::InvalidArgument("integers to negative integer powers are not allowed"));
     }
     // Rank-0 and equal shapes need no BCast (no allocation but the output).
     if (x.shape() == y.shape()) return Flat(ctx, x, y, x.shape(), 0);
@@ -159,13 +193,13 @@ class BinaryOp : public OpKernel {
     Out* po = out->data<Out>();
     Shard(ctx, out->NumElements(), F::kCost, [px, py, po, mode](int64_t b, int64_t e) {
       if (mode == 0) {
-        for (int64_t i = b; i < e; ++i) po[i] = F::Apply(px[i], py[i]);
+        for (int64_t i = b; i < e; ++i) po[i] = Call<Out, F>(px[i], py[i]);
       } else if (mode == 1) {
         const T xv = px[0];
-        for (int64_t i = b; i < e; ++i) po[i] = F::Apply(xv, py[i]);
+        for (int64_t i = b; i < e; ++i) po[i] = Call<Out, F>(xv, py[i]);
       } else {
         const T yv = py[0];
-        for (int64_t i = b; i < e; ++i) po[i] = F::Apply(px[i], yv);
+        for (int64_t i = b; i < e; ++i) po[i] = Call<Out, F>(px[i], yv);
       }
     });
   }
@@ -189,7 +223,7 @@ class SameShapeBinaryOp : public OpKernel {
     const T* pb = b.data<T>();
     T* po = out->data<T>();
     Shard(ctx, a.NumElements(), F::kCost, [pa, pb, po](int64_t s, int64_t e) {
-      for (int64_t i = s; i < e; ++i) po[i] = F::Apply(pa[i], pb[i]);
+      for (int64_t i = s; i < e; ++i) po[i] = Call<T, F>(pa[i], pb[i]);
     });
   }
 };

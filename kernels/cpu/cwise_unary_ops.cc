@@ -1,10 +1,12 @@
 // Element-wise unary math and activations: Neg, Exp, Log, Sqrt, Rsqrt,
-// Square, Abs, Sign, Tanh, Sigmoid, Relu, Relu6, Elu, Softplus. Integer
-// Neg/Abs/Square wrap (two's complement) rather than overflow.
+// Square, Abs, Sign, Tanh, Sigmoid, Relu, Relu6, Elu, Softplus, on every
+// type their declarations allow. Integer Neg/Abs/Square wrap (two's
+// complement) rather than overflow.
 //
 // The transcendental ones on float/double go through Eigen's SIMD versions
 // (EigenUnaryOp), several times faster than std::exp one element at a time;
-// the scalar Apply of each functor is the definition the tests check against.
+// the scalar Apply of each functor is the definition the tests check against,
+// and what half, bfloat16 (in float) and complex compute.
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
@@ -45,15 +47,12 @@ class EigenUnaryOp : public OpKernel {
   }
 };
 
-template <typename T>
-using Unsigned = std::make_unsigned_t<T>;
-
 struct NegF {
   static constexpr int64_t kCost = 1;
   template <typename T>
   static T Apply(T x) {
     if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(Unsigned<T>(0) - static_cast<Unsigned<T>>(x));
+      return WrappingSub(T(0), x);
     } else {
       return -x;
     }
@@ -75,25 +74,20 @@ struct AbsF {
 struct SquareF {
   static constexpr int64_t kCost = 1;
   template <typename T>
-  static T Apply(T x) {
-    if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(static_cast<Unsigned<T>>(x) * static_cast<Unsigned<T>>(x));
-    } else {
-      return x * x;
-    }
-  }
+  static T Apply(T x) { return WrappingMul(x, x); }
 };
 
-// -1, 0 or 1; NaN stays NaN.
+// -1, 0 or 1; NaN stays NaN. For complex, x / |x| (0 for 0), as TensorFlow.
 struct SignF {
   static constexpr int64_t kCost = 1;
   template <typename T>
   static T Apply(T x) {
-    const T s = static_cast<T>((x > T(0)) - (x < T(0)));
-    if constexpr (std::is_floating_point_v<T>) {
-      return x != x ? x : s;
+    if constexpr (kIsComplex<T>) {
+      return x == T(0) ? T(0) : x / std::abs(x);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return x != x ? x : static_cast<T>((x > T(0)) - (x < T(0)));
     } else {
-      return s;
+      return static_cast<T>((x > T(0)) - (x < T(0)));
     }
   }
 };
@@ -188,39 +182,45 @@ struct SoftplusF {
   }
 };
 
-#define TACT_REGISTER_UNARY(OP, T, F) \
-  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), UnaryOp<T, T, F>)
-#define TACT_REGISTER_UNARY_FLOAT(OP, F) \
-  TACT_REGISTER_UNARY(OP, float, F);      \
-  TACT_REGISTER_UNARY(OP, double, F)
-#define TACT_REGISTER_EIGEN_UNARY(OP, F)                                                 \
-  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<float>("T"),          \
-                          EigenUnaryOp<float, F>);                                         \
-  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<double>("T"),         \
-                          EigenUnaryOp<double, F>)
-#define TACT_REGISTER_UNARY_ALL(OP, F) \
-  TACT_REGISTER_UNARY_FLOAT(OP, F);     \
-  TACT_REGISTER_UNARY(OP, int32_t, F);  \
-  TACT_REGISTER_UNARY(OP, int64_t, F)
+#define TACT_REGISTER_UNARY(T, OP, F) \
+  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), UnaryOp<T, T, F>);
+#define TACT_REGISTER_EIGEN_UNARY(T, OP, F) \
+  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), EigenUnaryOp<T, F>);
+// Neg, Square and Sign on their declared types: floating, complex, signed integers.
+#define TACT_REGISTER_SIGNED_UNARY(OP, F)                 \
+  TACT_CALL_FLOATING(TACT_REGISTER_UNARY, OP, F)          \
+  TACT_CALL_INT(TACT_REGISTER_UNARY, OP, F)               \
+  TACT_CALL_COMPLEX(TACT_REGISTER_UNARY, OP, F)           \
+  TACT_REGISTER_UNARY(int8_t, OP, F) TACT_REGISTER_UNARY(int16_t, OP, F)
+// Float and double through Eigen's vectors, the rest one element at a time.
+#define TACT_REGISTER_TRANSCENDENTAL(OP, F)       \
+  TACT_CALL_FLOAT(TACT_REGISTER_EIGEN_UNARY, OP, F) \
+  TACT_CALL_16BIT(TACT_REGISTER_UNARY, OP, F)       \
+  TACT_CALL_COMPLEX(TACT_REGISTER_UNARY, OP, F)
 
-TACT_REGISTER_UNARY_ALL("Neg", NegF);
-TACT_REGISTER_UNARY_ALL("Abs", AbsF);
-TACT_REGISTER_UNARY_ALL("Square", SquareF);
-TACT_REGISTER_UNARY_ALL("Sign", SignF);
-TACT_REGISTER_UNARY_ALL("Relu", ReluF);
-TACT_REGISTER_EIGEN_UNARY("Exp", ExpF);
-TACT_REGISTER_EIGEN_UNARY("Log", LogF);
-TACT_REGISTER_EIGEN_UNARY("Sqrt", SqrtF);
-TACT_REGISTER_EIGEN_UNARY("Rsqrt", RsqrtF);
-TACT_REGISTER_EIGEN_UNARY("Tanh", TanhF);
-TACT_REGISTER_EIGEN_UNARY("Sigmoid", SigmoidF);
-TACT_REGISTER_UNARY_FLOAT("Relu6", Relu6F);
-TACT_REGISTER_EIGEN_UNARY("Elu", EluF);
-TACT_REGISTER_EIGEN_UNARY("Softplus", SoftplusF);
+TACT_REGISTER_SIGNED_UNARY("Neg", NegF)
+TACT_REGISTER_SIGNED_UNARY("Square", SquareF)
+TACT_REGISTER_SIGNED_UNARY("Sign", SignF)
+TACT_CALL_FLOATING(TACT_REGISTER_UNARY, "Abs", AbsF)
+TACT_CALL_INT(TACT_REGISTER_UNARY, "Abs", AbsF)
+TACT_REGISTER_UNARY(int8_t, "Abs", AbsF)
+TACT_REGISTER_UNARY(int16_t, "Abs", AbsF)
+TACT_CALL_REAL(TACT_REGISTER_UNARY, "Relu", ReluF)
+TACT_CALL_REAL(TACT_REGISTER_UNARY, "Relu6", Relu6F)
+TACT_REGISTER_TRANSCENDENTAL("Exp", ExpF)
+TACT_REGISTER_TRANSCENDENTAL("Log", LogF)
+TACT_REGISTER_TRANSCENDENTAL("Sqrt", SqrtF)
+TACT_REGISTER_TRANSCENDENTAL("Rsqrt", RsqrtF)
+TACT_REGISTER_TRANSCENDENTAL("Tanh", TanhF)
+TACT_REGISTER_TRANSCENDENTAL("Sigmoid", SigmoidF)
+TACT_CALL_FLOAT(TACT_REGISTER_EIGEN_UNARY, "Elu", EluF)
+TACT_CALL_16BIT(TACT_REGISTER_UNARY, "Elu", EluF)
+TACT_CALL_FLOAT(TACT_REGISTER_EIGEN_UNARY, "Softplus", SoftplusF)
+TACT_CALL_16BIT(TACT_REGISTER_UNARY, "Softplus", SoftplusF)
 
-#undef TACT_REGISTER_UNARY_ALL
+#undef TACT_REGISTER_TRANSCENDENTAL
+#undef TACT_REGISTER_SIGNED_UNARY
 #undef TACT_REGISTER_EIGEN_UNARY
-#undef TACT_REGISTER_UNARY_FLOAT
 #undef TACT_REGISTER_UNARY
 
 }  // namespace

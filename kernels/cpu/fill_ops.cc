@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/numeric_types.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -49,33 +50,24 @@ class ConstantLikeOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, ctx->input(0).shape(), &out));
-    FillWith(ctx, out, static_cast<T>(kValue));
+    // T{} is zero for every type (the empty string included).
+    FillWith(ctx, out, kValue == 0 ? T{} : static_cast<T>(kValue));
   }
 };
 
-#define TACT_REGISTER_FILL(T) \
-  REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).TypeConstraint<T>("T"), FillOp<T>)
-TACT_REGISTER_FILL(float);
-TACT_REGISTER_FILL(double);
-TACT_REGISTER_FILL(int32_t);
-TACT_REGISTER_FILL(int64_t);
-TACT_REGISTER_FILL(uint8_t);
-TACT_REGISTER_FILL(bool);
-TACT_REGISTER_FILL(std::string);
+#define TACT_REGISTER_FILL(T, ...)                                                        \
+  REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).TypeConstraint<T>("T"), FillOp<T>); \
+  REGISTER_KERNEL_BUILDER(Name("ZerosLike").Device(DEVICE_CPU).TypeConstraint<T>("T"),        \
+                          ConstantLikeOp<T, 0>);
+TACT_CALL_ALL(TACT_REGISTER_FILL)
 #undef TACT_REGISTER_FILL
 
-#define TACT_REGISTER_LIKE(T)                                                            \
-  REGISTER_KERNEL_BUILDER(Name("ZerosLike").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
-                          ConstantLikeOp<T, 0>);                                         \
-  REGISTER_KERNEL_BUILDER(Name("OnesLike").Device(DEVICE_CPU).TypeConstraint<T>("T"),    \
-                          ConstantLikeOp<T, 1>)
-TACT_REGISTER_LIKE(float);
-TACT_REGISTER_LIKE(double);
-TACT_REGISTER_LIKE(int32_t);
-TACT_REGISTER_LIKE(int64_t);
-TACT_REGISTER_LIKE(uint8_t);
-TACT_REGISTER_LIKE(bool);
-#undef TACT_REGISTER_LIKE
+#define TACT_REGISTER_ONES_LIKE(T, ...)                                                \
+  REGISTER_KERNEL_BUILDER(Name("OnesLike").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          ConstantLikeOp<T, 1>);
+TACT_CALL_NUMBER(TACT_REGISTER_ONES_LIKE)
+TACT_REGISTER_ONES_LIKE(bool)
+#undef TACT_REGISTER_ONES_LIKE
 
 }  // namespace
 }  // namespace tact

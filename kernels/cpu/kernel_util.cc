@@ -42,4 +42,35 @@ StatusOr<std::vector<int64_t>> ReadIntVector(const Tensor& t, const char* what) 
   return out;
 }
 
+namespace {
+template <typename From, typename To>
+void Convert(OpKernelContext* ctx, const From* in, To* out, int64_t n) {
+  ParallelFor(ctx, n, 4, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) out[i] = static_cast<To>(in[i]);
+  });
+}
+}  // namespace
+
+StatusOr<Tensor> WidenToFloat(OpKernelContext* ctx, const Tensor& t) {
+  Tensor f;
+  TACT_RETURN_IF_ERROR(ctx->allocate_temp(DT_FLOAT, t.shape(), &f));
+  if (t.dtype() == DT_HALF) {
+    Convert(ctx, t.data<half>(), f.data<float>(), t.NumElements());
+  } else if (t.dtype() == DT_BFLOAT16) {
+    Convert(ctx, t.data<bfloat16>(), f.data<float>(), t.NumElements());
+  } else {
+    return errors::Internal("WidenToFloat takes half or bfloat16, got ",
+                            DataTypeString(t.dtype()));
+  }
+  return f;
+}
+
+void NarrowFromFloat(OpKernelContext* ctx, const Tensor& f, Tensor* out) {
+  if (out->dtype() == DT_HALF) {
+    Convert(ctx, f.data<float>(), out->data<half>(), out->NumElements());
+  } else {
+    Convert(ctx, f.data<float>(), out->data<bfloat16>(), out->NumElements());
+  }
+}
+
 }  // namespace tact

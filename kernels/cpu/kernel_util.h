@@ -1,6 +1,6 @@
 // Small helpers that many CPU kernels share: work split across the
-// device's thread pool, axis normalisation, and reading shape-like int
-// tensors. Eigen stays in kernel_util.cc, so including this is cheap.
+// device's thread pool, axis normalisation, reading shape-like int tensors,
+// and float copies of half and bfloat16 tensors. Eigen stays in kernel_util.cc, so including this is cheap.
 #pragma once
 
 #include <cstdint>
@@ -25,5 +25,11 @@ StatusOr<int> NormalizeAxis(int64_t axis, int rank, const char* what = "axis");
 // The elements of an int32 or int64 tensor of rank 0 or 1 as int64s;
 // InvalidArgument naming `what` for any other dtype or rank.
 StatusOr<std::vector<int64_t>> ReadIntVector(const Tensor& t, const char* what);
+
+// For kernels that compute half and bfloat16 in float (MatMul): a float
+// temp holding the values of `t` (half or bfloat16), and the rounding of a
+// float tensor into `out`, of the same element count.
+StatusOr<Tensor> WidenToFloat(OpKernelContext* ctx, const Tensor& t);
+void NarrowFromFloat(OpKernelContext* ctx, const Tensor& f, Tensor* out);
 
 }  // namespace tact

@@ -1,9 +1,13 @@
 // MatMul: OpenBLAS GEMM straight into the output buffer, cut into blocks
 // over the device's threads (ParallelGemm), so the kernel costs what BLAS
 // costs plus one allocation (`tact bench matmul` measures it beside a direct
-// cblas_sgemm on OpenBLAS's own threads).
+// cblas_sgemm on OpenBLAS's own threads). half and bfloat16 multiply in
+// float (sgemm on float copies, the result rounded once); complex types go
+// to BLAS's cgemm/zgemm; integers to a plain loop that wraps.
 #include <climits>
 
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/numeric_types.h"
 #include "kernels/cpu/parallel_gemm.h"
 #include "kernels/kernel_registry.h"
 
@@ -41,8 +45,20 @@ class MatMulOp : public OpKernel {
                                         " exceed 2^31-1, which BLAS cannot take"));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
-    ParallelGemm<T>(ctx, transpose_a_, transpose_b_, m, n, k, T(1), a.data<T>(), b.data<T>(), T(0),
-                    out->data<T>());
+    if constexpr (kIs16BitFloat<T>) {
+      StatusOr<Tensor> a32 = WidenToFloat(ctx, a);
+      OP_REQUIRES_OK(ctx, a32.status());
+      StatusOr<Tensor> b32 = WidenToFloat(ctx, b);
+      OP_REQUIRES_OK(ctx, b32.status());
+      Tensor c32;
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, out->shape(), &c32));
+      ParallelGemm<float>(ctx, transpose_a_, transpose_b_, m, n, k, 1.0f, a32->data<float>(),
+                          b32->data<float>(), 0.0f, c32.data<float>());
+      NarrowFromFloat(ctx, c32, out);
+    } else {
+      ParallelGemm<T>(ctx, transpose_a_, transpose_b_, m, n, k, T(1), a.data<T>(), b.data<T>(),
+                      T(0), out->data<T>());
+    }
   }
 
  private:
@@ -50,10 +66,13 @@ class MatMulOp : public OpKernel {
   bool transpose_b_ = false;
 };
 
-REGISTER_KERNEL_BUILDER(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"),
-                        MatMulOp<float>);
-REGISTER_KERNEL_BUILDER(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<double>("T"),
-                        MatMulOp<double>);
+// The types of MatMul's declaration (graph/ops/matmul_ops.cc), TensorFlow's.
+#define TACT_REGISTER_MATMUL(T, ...) \
+  REGISTER_KERNEL_BUILDER(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatMulOp<T>);
+TACT_CALL_FLOATING(TACT_REGISTER_MATMUL)
+TACT_CALL_INT(TACT_REGISTER_MATMUL)
+TACT_CALL_COMPLEX(TACT_REGISTER_MATMUL)
+#undef TACT_REGISTER_MATMUL
 
 }  // namespace
 }  // namespace tact

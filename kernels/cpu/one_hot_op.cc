@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/numeric_types.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -80,14 +81,9 @@ class OneHotOp : public OpKernel {
   int64_t axis_ = -1;
 };
 
-#define TACT_REGISTER_ONE_HOT(T) \
-  REGISTER_KERNEL_BUILDER(Name("OneHot").Device(DEVICE_CPU).TypeConstraint<T>("T"), OneHotOp<T>)
-TACT_REGISTER_ONE_HOT(float);
-TACT_REGISTER_ONE_HOT(double);
-TACT_REGISTER_ONE_HOT(int32_t);
-TACT_REGISTER_ONE_HOT(int64_t);
-TACT_REGISTER_ONE_HOT(uint8_t);
-TACT_REGISTER_ONE_HOT(bool);
+#define TACT_REGISTER_ONE_HOT(T, ...) \
+  REGISTER_KERNEL_BUILDER(Name("OneHot").Device(DEVICE_CPU).TypeConstraint<T>("T"), OneHotOp<T>);
+TACT_CALL_ALL(TACT_REGISTER_ONE_HOT)
 #undef TACT_REGISTER_ONE_HOT
 
 }  // namespace

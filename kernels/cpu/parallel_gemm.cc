@@ -4,6 +4,7 @@
 
 #include "kernels/cpu/blas_gemm.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/numeric_types.h"
 
 namespace tact {
 namespace {
@@ -33,7 +34,7 @@ int64_t BlockSize(int64_t len, int64_t macs) {
 
 template <typename T>
 void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, int64_t n,
-                  int64_t k, T alpha, const T* a, const T* b, T beta, T* c) {
+                  int64_t k, T alpha, const T* a, const T* b, T beta, T* c, bool conjugate) {
   if (m == 0 || n == 0) return;
   const int64_t lda = trans_a ? m : k;
   const int64_t ldb = trans_b ? k : n;
@@ -46,7 +47,8 @@ void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, i
         const int64_t r0 = i * bm, rows = std::min(bm, m - r0);
         // Rows r0.. of op(A): row r0 of A, or column r0 of the stored A^T.
         const T* ab = trans_a ? a + r0 : a + r0 * lda;
-        GemmStrided<T>(trans_a, trans_b, rows, n, k, alpha, ab, lda, b, ldb, beta, c + r0 * n, n);
+        GemmStrided<T>(trans_a, trans_b, rows, n, k, alpha, ab, lda, b, ldb, beta, c + r0 * n, n,
+                       conjugate);
       }
     });
   } else {
@@ -57,15 +59,19 @@ void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, i
         const int64_t c0 = j * bn, cols = std::min(bn, n - c0);
         // Columns c0.. of op(B): columns of B, or rows of the stored B^T.
         const T* bb = trans_b ? b + c0 * ldb : b + c0;
-        GemmStrided<T>(trans_a, trans_b, m, cols, k, alpha, a, lda, bb, ldb, beta, c + c0, n);
+        GemmStrided<T>(trans_a, trans_b, m, cols, k, alpha, a, lda, bb, ldb, beta, c + c0, n,
+                       conjugate);
       }
     });
   }
 }
 
-template void ParallelGemm<float>(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t, float,
-                                  const float*, const float*, float, float*);
-template void ParallelGemm<double>(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t,
-                                   double, const double*, const double*, double, double*);
+#define TACT_INSTANTIATE_PARALLEL_GEMM(T, ...)                                             \
+  template void ParallelGemm<T>(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t, T, \
+                                const T*, const T*, T, T*, bool);
+TACT_CALL_FLOAT(TACT_INSTANTIATE_PARALLEL_GEMM)
+TACT_CALL_COMPLEX(TACT_INSTANTIATE_PARALLEL_GEMM)
+TACT_CALL_INT(TACT_INSTANTIATE_PARALLEL_GEMM)
+#undef TACT_INSTANTIATE_PARALLEL_GEMM
 
 }  // namespace tact

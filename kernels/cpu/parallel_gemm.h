@@ -17,8 +17,11 @@
 
 namespace tact {
 
+// For float, double, complex64, complex128, int32 and int64; `conjugate`
+// makes a transposed complex operand conjugate-transposed.
 template <typename T>
 void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, int64_t n,
-                  int64_t k, T alpha, const T* a, const T* b, T beta, T* c);
+                  int64_t k, T alpha, const T* a, const T* b, T beta, T* c,
+                  bool conjugate = false);
 
 }  // namespace tact

@@ -9,7 +9,8 @@
 // different for different nodes: see graph/ops/random_ops.h).
 //
 // Element layout: one Philox call yields four 32-bit words. A float takes
-// one word (four elements per call), a double two (two per call); the
+// one word (four elements per call), a double two (two per call); half and
+// bfloat16 are drawn as floats and rounded; the
 // normals pair up words for Box-Muller the same way. TruncatedNormal spends
 // one call per element, and a re-draw uses the next attempt number in the
 // counter's top byte, so a re-drawn element still depends only on its index.
@@ -19,6 +20,7 @@
 
 #include "graph/stable_hash.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/numeric_types.h"
 #include "kernels/cpu/random/philox.h"
 #include "kernels/kernel_registry.h"
 
@@ -37,10 +39,10 @@ constexpr int kMaxAttempts = 256;    // P(needing more) is about 0.002^256
 // The uniform in [0, 1) that words r[w] (and r[w + 1] for doubles) give.
 template <typename T>
 double Unit(const PhiloxBlock& r, int w) {
-  if constexpr (std::is_same_v<T, float>) {
-    return random::Uint32ToUnitFloat(r[w]);
-  } else {
+  if constexpr (std::is_same_v<T, double>) {
     return random::Uint64ToUnitDouble(r[w], r[w + 1]);
+  } else {
+    return random::Uint32ToUnitFloat(r[w]);
   }
 }
 
@@ -57,15 +59,24 @@ void BoxMuller(double u1, double u2, double* z0, double* z1) {
 template <typename T, Dist D>
 constexpr int Lanes() {
   if (D == Dist::kTruncatedNormal) return 1;
-  return std::is_same_v<T, float> ? 4 : 2;
+  return std::is_same_v<T, double> ? 2 : 4;
 }
 
 template <typename T, Dist D>
 void Group(const PhiloxKey& key, uint64_t group, uint64_t stream, T* vals) {
-  constexpr int kWords = std::is_same_v<T, float> ? 1 : 2;  // words per uniform
+  constexpr int kWords = std::is_same_v<T, double> ? 2 : 1;  // words per uniform
   if constexpr (D == Dist::kUniform) {
     const PhiloxBlock r = random::Philox4x32(key, random::MakePhiloxCounter(group, stream));
-    for (int l = 0; l < Lanes<T, D>(); ++l) vals[l] = static_cast<T>(Unit<T>(r, l * kWords));
+    for (int l = 0; l < Lanes<T, D>(); ++l) {
+      if constexpr (kIs16BitFloat<T>) {
+        // A float in [0, 1) could round up to 1 in 16 bits: take as many
+        // random bits as T's mantissa holds instead, as TensorFlow does.
+        constexpr int kBits = std::is_same_v<T, half> ? 10 : 7;
+        vals[l] = static_cast<T>(static_cast<float>(r[l] >> (32 - kBits)) / (1 << kBits));
+      } else {
+        vals[l] = static_cast<T>(Unit<T>(r, l * kWords));
+      }
+    }
   } else if constexpr (D == Dist::kNormal) {
     const PhiloxBlock r = random::Philox4x32(key, random::MakePhiloxCounter(group, stream));
     for (int l = 0; l < Lanes<T, D>(); l += 2) {
@@ -84,7 +95,7 @@ void Group(const PhiloxKey& key, uint64_t group, uint64_t stream, T* vals) {
         for (double v : z) {
           // Compared after rounding to T, so a float output never reaches 2.
           const T t = static_cast<T>(v);
-          if (std::abs(t) < T(kTruncateAt)) {
+          if (std::abs(static_cast<double>(static_cast<ComputeType<T>>(t))) < kTruncateAt) {
             vals[0] = t;
             return;
           }
@@ -182,6 +193,8 @@ class StatelessRandomOp : public OpKernel {
       RandomOp<T, Dist::kTruncatedNormal>)
 TACT_REGISTER_RANDOM(float);
 TACT_REGISTER_RANDOM(double);
+TACT_REGISTER_RANDOM(half);
+TACT_REGISTER_RANDOM(bfloat16);
 
 #define TACT_REGISTER_STATELESS(T)                                                           \
   REGISTER_KERNEL_BUILDER(                                                                   \
@@ -195,6 +208,8 @@ TACT_REGISTER_RANDOM(double);
       StatelessRandomOp<T, Dist::kTruncatedNormal>)
 TACT_REGISTER_STATELESS(float);
 TACT_REGISTER_STATELESS(double);
+TACT_REGISTER_STATELESS(half);
+TACT_REGISTER_STATELESS(bfloat16);
 #undef TACT_REGISTER_STATELESS
 #undef TACT_REGISTER_RANDOM
 

@@ -5,6 +5,7 @@
 
 #include "graph/ops/fill_ops.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/numeric_types.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -22,11 +23,11 @@ class RangeOp : public OpKernel {
                   errors::InvalidArgument(names[i], " must be a scalar, got shape ",
                                           ctx->input(i).shape().DebugString()));
     }
-    const T start = ctx->input(0).scalar<T>();
-    const T limit = ctx->input(1).scalar<T>();
-    const T delta = ctx->input(2).scalar<T>();
+    // Integers in int64, floating types (half and bfloat16 through float) in double.
     using Wide = std::conditional_t<std::is_integral_v<T>, int64_t, double>;
-    StatusOr<int64_t> size = RangeSize(Wide(start), Wide(limit), Wide(delta));
+    auto wide = [ctx](int i) { return static_cast<Wide>(ComputeType<T>(ctx->input(i).scalar<T>())); };
+    const Wide start = wide(0), limit = wide(1), delta = wide(2);
+    StatusOr<int64_t> size = RangeSize(start, limit, delta);
     OP_REQUIRES_OK(ctx, size.status());
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({*size}), &out));
@@ -35,20 +36,20 @@ class RangeOp : public OpKernel {
     // accumulate along the range.
     ParallelFor(ctx, *size, 2, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
-        o[i] = static_cast<T>(Wide(start) + static_cast<Wide>(i) * Wide(delta));
+        o[i] = static_cast<T>(static_cast<ComputeType<T>>(start + static_cast<Wide>(i) * delta));
       }
     });
   }
 };
 
-REGISTER_KERNEL_BUILDER(Name("Range").Device(DEVICE_CPU).TypeConstraint<float>("Tidx"),
-                        RangeOp<float>);
-REGISTER_KERNEL_BUILDER(Name("Range").Device(DEVICE_CPU).TypeConstraint<double>("Tidx"),
-                        RangeOp<double>);
-REGISTER_KERNEL_BUILDER(Name("Range").Device(DEVICE_CPU).TypeConstraint<int32_t>("Tidx"),
-                        RangeOp<int32_t>);
-REGISTER_KERNEL_BUILDER(Name("Range").Device(DEVICE_CPU).TypeConstraint<int64_t>("Tidx"),
-                        RangeOp<int64_t>);
+// The types of Range's declaration (graph/ops/fill_ops.cc).
+#define TACT_REGISTER_RANGE(T, ...) \
+  REGISTER_KERNEL_BUILDER(Name("Range").Device(DEVICE_CPU).TypeConstraint<T>("Tidx"), RangeOp<T>);
+TACT_CALL_FLOATING(TACT_REGISTER_RANGE)
+TACT_CALL_INT(TACT_REGISTER_RANGE)
+TACT_REGISTER_RANGE(int8_t)
+TACT_REGISTER_RANGE(int16_t)
+#undef TACT_REGISTER_RANGE
 
 }  // namespace
 }  // namespace tact

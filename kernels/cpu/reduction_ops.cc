@@ -11,12 +11,17 @@
 //
 // Axes that are not adjacent (reduce 0 and 2 of [A,B,C,D]) take one such
 // pass per run of adjacent reduced axes, innermost first.
+//
+// half and bfloat16 reduce in float and round the result once; the mean of
+// an integer type narrower than 64 bits sums in int64, so that it is the
+// mean of the values rather than of a wrapped sum.
 #include <cmath>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/numeric_types.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -24,34 +29,16 @@ namespace {
 
 // Integer Sum and Prod wrap on overflow (as TensorFlow's do) without the
 // undefined behaviour of signed overflow.
-template <typename T, typename Fn>
-T Wrapping(T a, T b, Fn fn) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(fn(static_cast<U>(a), static_cast<U>(b)));
-}
-
 template <typename T>
 struct SumReducer {
   static T Identity() { return T(0); }
-  static T Combine(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      return Wrapping(a, b, [](auto x, auto y) { return x + y; });
-    } else {
-      return a + b;
-    }
-  }
+  static T Combine(T a, T b) { return WrappingAdd(a, b); }
 };
 
 template <typename T>
 struct ProdReducer {
   static T Identity() { return T(1); }
-  static T Combine(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      return Wrapping(a, b, [](auto x, auto y) { return x * y; });
-    } else {
-      return a * b;
-    }
-  }
+  static T Combine(T a, T b) { return WrappingMul(a, b); }
 };
 
 // Max and Min propagate NaN, so a NaN anywhere shows in the result.
@@ -246,8 +233,16 @@ StatusOr<ReductionPlan> MakePlan(const TensorShape& in, const Tensor& axes_tenso
   return plan;
 }
 
-template <typename T, typename R, bool kMean>
+// The type a reduction of T accumulates in (see the top of the file).
+template <typename T, bool kMean>
+using Accumulator = std::conditional_t<
+    kIs16BitFloat<T>, float,
+    std::conditional_t<kMean && std::is_integral_v<T> && sizeof(T) < 8, int64_t, T>>;
+
+template <typename T, template <typename> class R, bool kMean>
 class ReductionOp : public OpKernel {
+  using A = Accumulator<T, kMean>;
+
  public:
   explicit ReductionOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("keep_dims", &keep_dims_));
@@ -271,15 +266,37 @@ class ReductionOp : public OpKernel {
     if (out->NumElements() == 0) return;
     T* o = out->data<T>();
     if (plan->reduced_count == 0) {
-      const T fill = kMean ? EmptyMean() : R::Identity();
+      const T fill = static_cast<T>(kMean ? EmptyMean() : R<A>::Identity());
       std::fill(o, o + out->NumElements(), fill);
       return;
     }
-    OP_REQUIRES_OK(ctx, Reduce(ctx, in.data<T>(), o, plan->groups));
-    if constexpr (kMean) {
-      const int64_t n = plan->reduced_count;
-      ParallelFor(ctx, out->NumElements(), 4, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) o[i] = Divide(o[i], n);
+    const int64_t n_in = in.NumElements(), n_out = out->NumElements();
+    const A* src = nullptr;
+    A* dst = nullptr;
+    Tensor in_acc, out_acc;
+    if constexpr (std::is_same_v<A, T>) {
+      src = in.data<T>();
+      dst = o;
+    } else {  // widen the input, reduce, narrow the result
+      constexpr DataType kAcc = DataTypeToEnum<A>::value;
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(kAcc, TensorShape({n_in}), &in_acc));
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(kAcc, TensorShape({n_out}), &out_acc));
+      const T* x = in.data<T>();
+      A* w = in_acc.data<A>();
+      ParallelFor(ctx, n_in, 2, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) w[i] = static_cast<A>(x[i]);
+      });
+      src = w;
+      dst = out_acc.data<A>();
+    }
+    OP_REQUIRES_OK(ctx, Reduce(ctx, src, dst, plan->groups));
+    if constexpr (kMean || !std::is_same_v<A, T>) {
+      const int64_t count = plan->reduced_count;
+      ParallelFor(ctx, n_out, 4, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          if constexpr (kMean) dst[i] = Divide(dst[i], count);
+          if constexpr (!std::is_same_v<A, T>) o[i] = static_cast<T>(dst[i]);
+        }
       });
     }
   }
@@ -287,31 +304,31 @@ class ReductionOp : public OpKernel {
  private:
   // One [A, K, N] pass per reduced group, innermost first; intermediate
   // results live in temps, the last pass writes `out`.
-  static Status Reduce(OpKernelContext* ctx, const T* in, T* out,
+  static Status Reduce(OpKernelContext* ctx, const A* in, A* out,
                        std::vector<ReductionPlan::Group> groups) {
     Tensor temp;
-    const T* src = in;
+    const A* src = in;
     while (true) {
       int r = static_cast<int>(groups.size()) - 1;
       while (r >= 0 && !groups[r].reduced) --r;
       if (r < 0) return Status::OK();
-      int64_t A = 1, N = 1;
+      int64_t outer = 1, N = 1;
       bool last_pass = true;
       for (int g = 0; g < r; ++g) {
-        A *= groups[g].size;
+        outer *= groups[g].size;
         last_pass &= !groups[g].reduced;
       }
       for (size_t g = r + 1; g < groups.size(); ++g) N *= groups[g].size;
-      T* dst = out;
+      A* dst = out;
       Tensor next;
       if (!last_pass) {
         TACT_RETURN_IF_ERROR(
-            ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape({A * N}), &next));
-        dst = next.data<T>();
+            ctx->allocate_temp(DataTypeToEnum<A>::value, TensorShape({outer * N}), &next));
+        dst = next.data<A>();
       }
       const int64_t K = groups[r].size;
-      TACT_RETURN_IF_ERROR(N == 1 ? ReduceInner<R>(ctx, src, dst, A, K)
-                                  : ReduceMiddle<R>(ctx, src, dst, A, K, N));
+      TACT_RETURN_IF_ERROR(N == 1 ? ReduceInner<R<A>>(ctx, src, dst, outer, K)
+                                  : ReduceMiddle<R<A>>(ctx, src, dst, outer, K, N));
       // The kept groups either side of r are now adjacent: merge them.
       if (r + 1 < static_cast<int>(groups.size()) && r > 0) {
         groups[r - 1].size *= groups[r + 1].size;
@@ -324,38 +341,39 @@ class ReductionOp : public OpKernel {
     }
   }
 
-  static T EmptyMean() {
-    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::quiet_NaN();
-    return T(0);  // integers have no NaN; 0 rather than a division by zero
-  }
-  static T Divide(T sum, int64_t n) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return sum / static_cast<T>(n);
+  static A EmptyMean() {
+    if constexpr (std::is_floating_point_v<A>) {
+      return std::numeric_limits<A>::quiet_NaN();
+    } else if constexpr (kIsComplex<A>) {
+      const auto nan = std::numeric_limits<typename A::value_type>::quiet_NaN();
+      return A(nan, nan);
     } else {
-      return static_cast<T>(static_cast<int64_t>(sum) / n);
+      return A(0);  // integers have no NaN; 0 rather than a division by zero
+    }
+  }
+  static A Divide(A sum, int64_t n) {
+    if constexpr (std::is_floating_point_v<A>) {
+      return sum / static_cast<A>(n);
+    } else if constexpr (kIsComplex<A>) {
+      return sum / static_cast<typename A::value_type>(n);
+    } else {
+      return static_cast<A>(static_cast<int64_t>(sum) / n);
     }
   }
 
   bool keep_dims_ = false;
 };
 
-#define TACT_REGISTER_REDUCTIONS(T)                                                            \
-  REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<T>("T"),               \
-                          ReductionOp<T, SumReducer<T>, false>);                               \
-  REGISTER_KERNEL_BUILDER(Name("Mean").Device(DEVICE_CPU).TypeConstraint<T>("T"),              \
-                          ReductionOp<T, SumReducer<T>, true>);                                \
-  REGISTER_KERNEL_BUILDER(Name("Prod").Device(DEVICE_CPU).TypeConstraint<T>("T"),              \
-                          ReductionOp<T, ProdReducer<T>, false>);                              \
-  REGISTER_KERNEL_BUILDER(Name("Max").Device(DEVICE_CPU).TypeConstraint<T>("T"),               \
-                          ReductionOp<T, MaxReducer<T>, false>);                               \
-  REGISTER_KERNEL_BUILDER(Name("Min").Device(DEVICE_CPU).TypeConstraint<T>("T"),               \
-                          ReductionOp<T, MinReducer<T>, false>)
-
-TACT_REGISTER_REDUCTIONS(float);
-TACT_REGISTER_REDUCTIONS(double);
-TACT_REGISTER_REDUCTIONS(int32_t);
-TACT_REGISTER_REDUCTIONS(int64_t);
-#undef TACT_REGISTER_REDUCTIONS
+// The types of the ops' declarations (graph/ops/reduction_ops.cc).
+#define TACT_REGISTER_REDUCTION(T, OP, R, MEAN)                               \
+  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          ReductionOp<T, R, MEAN>);
+TACT_CALL_NUMBER(TACT_REGISTER_REDUCTION, "Sum", SumReducer, false)
+TACT_CALL_NUMBER(TACT_REGISTER_REDUCTION, "Mean", SumReducer, true)
+TACT_CALL_NUMBER(TACT_REGISTER_REDUCTION, "Prod", ProdReducer, false)
+TACT_CALL_REAL(TACT_REGISTER_REDUCTION, "Max", MaxReducer, false)
+TACT_CALL_REAL(TACT_REGISTER_REDUCTION, "Min", MinReducer, false)
+#undef TACT_REGISTER_REDUCTION
 
 }  // namespace
 }  // namespace tact

@@ -1,6 +1,7 @@
 // Variable, Assign, AssignAdd, AssignSub and IsVariableInitialized: the
 // kernels over persistent state (paper 2). The state itself is a Var in a
 // ResourceMgr container (kernels/variable.h).
+#include "kernels/cpu/numeric_types.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/variable.h"
 
@@ -96,7 +97,9 @@ class AssignUpdateOp : public OpKernel {
       if (t->buffer().use_count() > 1) *t = t->DeepCopy(ctx->allocator());
       T* dst = t->data<T>();
       const T* src = value.data<T>();
-      for (int64_t i = 0; i < t->NumElements(); ++i) dst[i] = kSubtract ? dst[i] - src[i] : dst[i] + src[i];
+      for (int64_t i = 0; i < t->NumElements(); ++i) {
+        dst[i] = kSubtract ? WrappingSub(dst[i], src[i]) : WrappingAdd(dst[i], src[i]);
+      }
     }
     ctx->set_output(0, ctx->input(0));
   }
@@ -122,15 +125,15 @@ class IsVariableInitializedOp : public OpKernel {
 REGISTER_KERNEL_BUILDER(Name("Variable").Device(DEVICE_CPU), VariableOp);
 REGISTER_KERNEL_BUILDER(Name("Assign").Device(DEVICE_CPU), AssignOp);
 REGISTER_KERNEL_BUILDER(Name("IsVariableInitialized").Device(DEVICE_CPU), IsVariableInitializedOp);
-#define TACT_REGISTER_ASSIGN_UPDATE(T)                                                  \
+// The types of AssignAdd's declaration (graph/ops/state_ops.cc).
+#define TACT_REGISTER_ASSIGN_UPDATE(T, ...)                                              \
   REGISTER_KERNEL_BUILDER(Name("AssignAdd").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
                           AssignUpdateOp<T, false>);                                    \
   REGISTER_KERNEL_BUILDER(Name("AssignSub").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
-                          AssignUpdateOp<T, true>)
-TACT_REGISTER_ASSIGN_UPDATE(float);
-TACT_REGISTER_ASSIGN_UPDATE(double);
-TACT_REGISTER_ASSIGN_UPDATE(int32_t);
-TACT_REGISTER_ASSIGN_UPDATE(int64_t);
+                          AssignUpdateOp<T, true>);
+TACT_CALL_FLOATING(TACT_REGISTER_ASSIGN_UPDATE)
+TACT_CALL_INT(TACT_REGISTER_ASSIGN_UPDATE)
+TACT_CALL_COMPLEX(TACT_REGISTER_ASSIGN_UPDATE)
 #undef TACT_REGISTER_ASSIGN_UPDATE
 
 }  // namespace

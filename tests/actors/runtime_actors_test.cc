@@ -242,21 +242,22 @@ TEST_F(RuntimeActorsTest, BadRegistrationsAreRefusedByName) {
       << r.status().ToString();
 
   WireRegisterPartition no_kernel = SquarePlusOne("p4");
-  NodeDef half;
-  half.name = "h";
-  half.op = "Placeholder";
-  half.attrs["dtype"] = AttrValue::Type(DT_HALF);
-  NodeDef neg;
-  neg.name = "neg_h";
-  neg.op = "Neg";
-  neg.inputs = {"h"};
-  neg.attrs["T"] = AttrValue::Type(DT_HALF);
-  no_kernel.graph.nodes.push_back(half);
-  no_kernel.graph.nodes.push_back(neg);
+  NodeDef h;
+  h.name = "h";
+  h.op = "Placeholder";
+  h.attrs["dtype"] = AttrValue::Type(DT_FLOAT);
+  NodeDef cast;  // Cast declares any type, but no kernel makes strings
+  cast.name = "cast_h";
+  cast.op = "Cast";
+  cast.inputs = {"h"};
+  cast.attrs["SrcT"] = AttrValue::Type(DT_FLOAT);
+  cast.attrs["DstT"] = AttrValue::Type(DT_STRING);
+  no_kernel.graph.nodes.push_back(h);
+  no_kernel.graph.nodes.push_back(cast);
   r = Register(no_kernel);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("partition 'p4'"), std::string::npos) << r.status().ToString();
-  EXPECT_NE(r.status().message().find("neg_h"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("cast_h"), std::string::npos) << r.status().ToString();
 
   ASSERT_TRUE(Register(SquarePlusOne("p5")).ok());
   r = Register(SquarePlusOne("p5"));

@@ -38,6 +38,79 @@ TEST(KernelCoverageTest, EveryCoreOpIsDefinedAndHasACpuKernel) {
   }
 }
 
+// (op, type attr, dtype) that the op declares and no CPU kernel computes,
+// each with its reason.
+struct Exception {
+  const char* op;
+  const char* attr;
+  DataType dtype;
+};
+const Exception kWithoutCpuKernel[] = {
+    // Cast between numbers only: TensorFlow's Cast has no string kernel either
+    // (StringToNumber and AsString are ops of their own, not built here).
+    {"Cast", "SrcT", DT_STRING},
+    {"Cast", "DstT", DT_STRING},
+    // The test op that checks the error for a declared type without a kernel
+    // (constant_ops_test.cc).
+    {"TestFloatOnly", "T", DT_INT32},
+};
+
+bool Excepted(const std::string& op, const std::string& attr, DataType t) {
+  for (const Exception& e : kWithoutCpuKernel) {
+    if (op == e.op && attr == e.attr && t == e.dtype) return true;
+  }
+  return false;
+}
+
+// True if some CPU kernel of `op` takes `t` for `attr` (one without a
+// constraint on the attr takes every type).
+bool HasCpuKernelFor(const std::string& op, const std::string& attr, DataType t) {
+  for (const KernelDef* k : KernelRegistry::Global()->KernelsFor(op)) {
+    if (k->device_type != DEVICE_CPU) continue;
+    auto it = k->type_constraints.find(attr);
+    if (it == k->type_constraints.end()) return true;
+    for (DataType c : it->second) {
+      if (c == t) return true;
+    }
+  }
+  return false;
+}
+
+// Every (op, dtype) that an op's declaration allows computes on the CPU,
+// but for the short list above. A type attr that allows any type is walked
+// over every value type but resource: a resource is a handle that only its
+// own op makes (a queue, a reader), never a value an op computes on.
+TEST(KernelCoverageTest, EveryDeclaredDtypeHasACpuKernel) {
+  int pairs = 0;
+  for (const std::string& op : OpRegistry::Global()->ListOps()) {
+    const OpDef* def = *OpRegistry::Global()->LookUp(op);
+    if (KernelRegistry::Global()->KernelsFor(op).empty()) continue;  // graph-only ops (gradients)
+    for (const OpDef::AttrDef& attr : def->attrs) {
+      if (attr.kind != AttrValue::Kind::kType) continue;
+      std::vector<DataType> allowed;
+      for (const AttrValue& v : attr.allowed_values) allowed.push_back(v.type());
+      if (allowed.empty()) {
+        for (DataType t : AllDataTypes()) {
+          if (t != DT_RESOURCE) allowed.push_back(t);
+        }
+      }
+      for (DataType t : allowed) {
+        ++pairs;
+        if (Excepted(op, attr.name, t)) {
+          EXPECT_FALSE(HasCpuKernelFor(op, attr.name, t))
+              << op << " " << attr.name << "=" << DataTypeString(t)
+              << " has a kernel now: take it off the list";
+          continue;
+        }
+        EXPECT_TRUE(HasCpuKernelFor(op, attr.name, t))
+            << op << " declares " << attr.name << "=" << DataTypeString(t)
+            << " but no CPU kernel computes it";
+      }
+    }
+  }
+  EXPECT_GT(pairs, 500);  // the walk saw the registry
+}
+
 TEST(KernelCoverageTest, UnfedPlaceholderNamesItself) {
   auto out = test::RunOp("Placeholder", {}, {{"dtype", AttrValue::Type(DT_FLOAT)}});
   test::ExpectError(out.status(), Code::kInvalidArgument,

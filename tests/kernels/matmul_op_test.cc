@@ -101,8 +101,8 @@ TEST(MatMulTest, RankOtherThanTwoIsAnError) {
 }
 
 TEST(MatMulTest, WrongDtypeIsAnError) {
-  auto out = test::RunOp("MatMul", {Tensor::FromVector<int32_t>({1, 2}, {1, 2}),
-                                    Tensor::FromVector<int32_t>({1, 2}, {2, 1})});
+  auto out = test::RunOp("MatMul", {Tensor::FromVector<int16_t>({1, 2}, {1, 2}),
+                                    Tensor::FromVector<int16_t>({1, 2}, {2, 1})});
   test::ExpectError(out.status(), Code::kInvalidArgument, "not in the allowed set");
 }
 
