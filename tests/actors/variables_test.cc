@@ -81,6 +81,41 @@ TEST(VariablesTest, AssignAddOverAThousandStepsGivesExactlyAThousand) {
   ResourceMgr::Global()->Reset(container);
 }
 
+// AssignAdd and AssignSub on the 16-bit and complex types: half and
+// bfloat16 add in float and round once (1 + 0.25 is exact in both).
+TEST(VariablesTest, AssignAddAndSubOnSixteenBitAndComplexTypes) {
+  auto device = NewCpuDevice(kDev, 2);
+  auto check = [&](const Tensor& start, const Tensor& delta, const Tensor& after_add) {
+    SCOPED_TRACE(DataTypeString(start.dtype()));
+    const std::string container = ResourceMgr::Global()->NewPrivateContainerName("test");
+    Scope s = Scope::NewRootScope();
+    test::Fetch(s, Assign(s, Variable(s, {}, start.dtype()), start), "init");
+    auto init = test::MakeExecutor(s, device.get());
+    Scope s2 = Scope::NewRootScope();
+    auto v = Variable(s2, {}, start.dtype());
+    test::Fetch(s2, Identity(s2, AssignAdd(s2, v, delta)), "add");
+    auto add = test::MakeExecutor(s2, device.get());
+    Scope s3 = Scope::NewRootScope();
+    test::Fetch(s3, Identity(s3, AssignSub(s3, Variable(s3, {}, start.dtype()), delta)), "sub");
+    auto sub = test::MakeExecutor(s3, device.get());
+    ASSERT_TRUE(init && add && sub);
+    ASSERT_TRUE(Step(*init, {}, container).ok());
+    auto added = Step(*add, {"add"}, container);
+    ASSERT_TRUE(added.ok()) << added.status().ToString();
+    EXPECT_EQ((*added)[0].DebugString(), after_add.DebugString());
+    auto back = Step(*sub, {"sub"}, container);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ((*back)[0].DebugString(), start.DebugString());
+    ResourceMgr::Global()->Reset(container);
+  };
+  check(Tensor::Scalar<half>(half(1.0f)), Tensor::Scalar<half>(half(0.25f)),
+        Tensor::Scalar<half>(half(1.25f)));
+  check(Tensor::Scalar<bfloat16>(bfloat16(1.0f)), Tensor::Scalar<bfloat16>(bfloat16(0.25f)),
+        Tensor::Scalar<bfloat16>(bfloat16(1.25f)));
+  check(Tensor::Scalar<complex64>({1, 2}), Tensor::Scalar<complex64>({0.5f, -1}),
+        Tensor::Scalar<complex64>({1.5f, 1}));
+}
+
 TEST(VariablesTest, ReadingAnUninitialisedVariableNamesIt) {
   auto device = NewCpuDevice(kDev, 1);
   const std::string container = ResourceMgr::Global()->NewPrivateContainerName("test");
