@@ -146,6 +146,43 @@ Status ReluGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   out->push_back(ZerosLike(s, x));
   return s.status();
 }
+// Relu6Grad(g, x) = g where 0 < x < 6: linear in g, flat in x.
+Status Relu6GradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 1);
+  out->push_back(Relu6Grad(s, g[0], x));
+  out->push_back(ZerosLike(s, x));
+  return s.status();
+}
+// EluGrad(g, y) = g * (y + 1) where y < 0, else g.
+Status EluGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output dy = In(op, 0), y = In(op, 1);
+  out->push_back(EluGrad(s, g[0], y));
+  Output negative = Less(s, y, ScalarOf(s, y.type(), 0));
+  out->push_back(Select(s, negative, Mul(s, g[0], dy), ZerosLike(s, y)));
+  return s.status();
+}
+// SoftplusGrad(g, x) = g * sigmoid(x); sigmoid'(x) = 1 / (e^-x + 2 + e^x).
+Status SoftplusGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output dy = In(op, 0), x = In(op, 1);
+  out->push_back(SoftplusGrad(s, g[0], x));
+  Output denom = Add(s, Add(s, Exp(s, Neg(s, x)), ScalarOf(s, x.type(), 2)), Exp(s, x));
+  out->push_back(Div(s, Mul(s, g[0], dy), denom));
+  return s.status();
+}
+// RsqrtGrad(y, dy) = -dy * y^3 / 2.
+Status RsqrtGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output y = In(op, 0), dy = In(op, 1);
+  out->push_back(Mul(s, g[0], Mul(s, Mul(s, ScalarOf(s, y.type(), -1.5), dy), Square(s, y))));
+  out->push_back(RsqrtGrad(s, y, g[0]));
+  return s.status();
+}
+// SqrtGrad(y, dy) = z = dy / (2y): dz/dy = -z / y.
+Status SqrtGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output y = In(op, 0), z(op, 0);
+  out->push_back(Neg(s, Div(s, Mul(s, g[0], z), y)));
+  out->push_back(SqrtGrad(s, y, g[0]));
+  return s.status();
+}
 // TanhGrad(y, dy) = dy * (1 - y^2).
 Status TanhGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Output y = In(op, 0), dy = In(op, 1);
@@ -159,6 +196,16 @@ Status SigmoidGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Output one_minus_2y = Sub(s, ScalarOf(s, y.type(), 1), Mul(s, ScalarOf(s, y.type(), 2), y));
   out->push_back(Mul(s, g[0], Mul(s, dy, one_minus_2y)));
   out->push_back(SigmoidGrad(s, y, g[0]));
+  return s.status();
+}
+
+// The gradient passes through, checked in turn (as TensorFlow's): a NaN
+// born in the backward pass names this node too.
+Status CheckNumericsGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  std::string message;
+  (void)GetAttr(op->attrs(), "message", &message);
+  out->push_back(CheckNumerics(s, g[0], "not a number (NaN) or infinity (Inf) in the gradient of '" +
+                                            op->name() + "': " + message));
   return s.status();
 }
 
@@ -192,7 +239,15 @@ REGISTER_GRADIENT_OP("Select", SelectGrad);
 REGISTER_GRADIENT_OP("ReluGrad", ReluGradGrad);
 REGISTER_GRADIENT_OP("TanhGrad", TanhGradGrad);
 REGISTER_GRADIENT_OP("SigmoidGrad", SigmoidGradGrad);
+REGISTER_GRADIENT_OP("Relu6Grad", Relu6GradGrad);
+REGISTER_GRADIENT_OP("EluGrad", EluGradGrad);
+REGISTER_GRADIENT_OP("SoftplusGrad", SoftplusGradGrad);
+REGISTER_GRADIENT_OP("RsqrtGrad", RsqrtGradGrad);
+REGISTER_GRADIENT_OP("SqrtGrad", SqrtGradGrad);
+REGISTER_GRADIENT_OP("CheckNumerics", CheckNumericsGrad);
 REGISTER_NO_GRADIENT_OP("StopGradient");
+REGISTER_NO_GRADIENT_OP("OneHot");  // as TensorFlow: on_value and off_value are constants
+REGISTER_NO_GRADIENT_OP("Range");  // as TensorFlow: it makes indices, its length a step function
 REGISTER_NO_GRADIENT_OP("Sign");
 REGISTER_NO_GRADIENT_OP("ZerosLike");
 REGISTER_NO_GRADIENT_OP("OnesLike");

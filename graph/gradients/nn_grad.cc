@@ -239,6 +239,54 @@ Status AvgPoolGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
   out->push_back(AvgPoolGrad(s, Shape(s, In(op, 0)), g[0], w.ksize, w.strides, w.padding));
   return s.status();
 }
+
+// The gradients of the gradient ops, for second derivatives. Each is linear
+// in its gradient input, and its adjoint is the forward op (or its other
+// gradient); a shape input gets none. Which element MaxPoolGrad routes to
+// changes only where two inputs tie, so its orig inputs get zeros.
+Status BiasAddGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(BiasAdd(s, ZerosLike(s, In(op, 0)), g[0]));  // g broadcast along the channels
+  return s.status();
+}
+Status Conv2DBackpropInputGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Window w = WindowOf(op);
+  Output filter = In(op, 1), out_backprop = In(op, 2);
+  out->push_back(Output());
+  out->push_back(Conv2DBackpropFilter(s, g[0], Shape(s, filter), out_backprop, w.strides,
+                                      w.padding, w.dilations));
+  out->push_back(Conv2D(s, g[0], filter, w.strides, w.padding, w.dilations));
+  return s.status();
+}
+Status Conv2DBackpropFilterGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Window w = WindowOf(op);
+  Output input = In(op, 0), out_backprop = In(op, 2);
+  out->push_back(Conv2DBackpropInput(s, Shape(s, input), g[0], out_backprop, w.strides,
+                                     w.padding, w.dilations));
+  out->push_back(Output());
+  out->push_back(Conv2D(s, input, g[0], w.strides, w.padding, w.dilations));
+  return s.status();
+}
+Status MaxPoolGradGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Window w = WindowOf(op);
+  out->push_back(ZerosLike(s, In(op, 0)));
+  out->push_back(ZerosLike(s, In(op, 1)));
+  out->push_back(MaxPoolGradGrad(s, In(op, 0), In(op, 1), g[0], w.ksize, w.strides, w.padding));
+  return s.status();
+}
+// MaxPoolGradGrad's gradient for its grad input is MaxPoolGrad again.
+Status MaxPoolGradGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Window w = WindowOf(op);
+  out->push_back(ZerosLike(s, In(op, 0)));
+  out->push_back(ZerosLike(s, In(op, 1)));
+  out->push_back(MaxPoolGrad(s, In(op, 0), In(op, 1), g[0], w.ksize, w.strides, w.padding));
+  return s.status();
+}
+Status AvgPoolGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Window w = WindowOf(op);
+  out->push_back(Output());
+  out->push_back(AvgPool(s, g[0], w.ksize, w.strides, w.padding));
+  return s.status();
+}
 // dx = (g - sum(g * y)) * y over the last axis.
 Status SoftmaxGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Output y(op, 0);
@@ -332,6 +380,12 @@ REGISTER_GRADIENT_OP("BiasAdd", BiasAddGrad_);
 REGISTER_GRADIENT_OP("Conv2D", Conv2DGrad);
 REGISTER_GRADIENT_OP("MaxPool", MaxPoolGrad_);
 REGISTER_GRADIENT_OP("AvgPool", AvgPoolGrad_);
+REGISTER_GRADIENT_OP("BiasAddGrad", BiasAddGradGrad);
+REGISTER_GRADIENT_OP("Conv2DBackpropInput", Conv2DBackpropInputGrad);
+REGISTER_GRADIENT_OP("Conv2DBackpropFilter", Conv2DBackpropFilterGrad);
+REGISTER_GRADIENT_OP("MaxPoolGrad", MaxPoolGradGrad_);
+REGISTER_GRADIENT_OP("MaxPoolGradGrad", MaxPoolGradGradGrad);
+REGISTER_GRADIENT_OP("AvgPoolGrad", AvgPoolGradGrad);
 REGISTER_GRADIENT_OP("Softmax", SoftmaxGrad);
 REGISTER_GRADIENT_OP("LogSoftmax", LogSoftmaxGrad);
 REGISTER_GRADIENT_OP("SparseSoftmaxCrossEntropyWithLogits", SparseXentGrad);

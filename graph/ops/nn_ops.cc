@@ -192,6 +192,12 @@ REGISTER_OP("AvgPool").Input("value: T").Output("output: T")
 REGISTER_OP("MaxPoolGrad").Input("orig_input: T").Input("orig_output: T").Input("grad: T")
     .Output("output: T").Attr("T: {float, double} = DT_FLOAT").TACT_POOL_ATTRS
     .SetShapeFn(shape_fn::UnchangedShape);
+REGISTER_OP("MaxPoolGradGrad").Input("orig_input: T").Input("orig_output: T").Input("grad: T")
+    .Output("output: T").Attr("T: {float, double} = DT_FLOAT").TACT_POOL_ATTRS
+    .SetShapeFn([](InferenceContext* c) {
+      c->set_output(0, c->input(1));
+      return Status::OK();
+    });
 REGISTER_OP("AvgPoolGrad").Input("orig_input_shape: int32").Input("grad: T").Output("output: T")
     .Attr("T: {float, double}").TACT_POOL_ATTRS
     .SetShapeFn([](InferenceContext* c) { return ShapeFromSizesInput(c, 0, 0); });
@@ -254,6 +260,13 @@ Output MaxPoolGrad(const Scope& s, Input orig_input, Input orig_output, Input gr
                    std::vector<int64_t> ksize, std::vector<int64_t> strides,
                    const std::string& padding) {
   return OpBuilder(s, "MaxPoolGrad").Input(orig_input).Input(orig_output).Input(grad)
+      .Attr("ksize", std::move(ksize)).Attr("strides", std::move(strides))
+      .Attr("padding", padding).FinalizeOutput();
+}
+Output MaxPoolGradGrad(const Scope& s, Input orig_input, Input orig_output, Input grad,
+                       std::vector<int64_t> ksize, std::vector<int64_t> strides,
+                       const std::string& padding) {
+  return OpBuilder(s, "MaxPoolGradGrad").Input(orig_input).Input(orig_output).Input(grad)
       .Attr("ksize", std::move(ksize)).Attr("strides", std::move(strides))
       .Attr("padding", padding).FinalizeOutput();
 }

@@ -42,6 +42,11 @@ Output AvgPool(const Scope& s, Input value, std::vector<int64_t> ksize,
 Output MaxPoolGrad(const Scope& s, Input orig_input, Input orig_output, Input grad,
                    std::vector<int64_t> ksize, std::vector<int64_t> strides,
                    const std::string& padding);
+// MaxPoolGrad's gradient for its grad input: grad (orig_input's shape) at
+// each window's maximum, in orig_output's shape.
+Output MaxPoolGradGrad(const Scope& s, Input orig_input, Input orig_output, Input grad,
+                       std::vector<int64_t> ksize, std::vector<int64_t> strides,
+                       const std::string& padding);
 // orig_input_shape is an int32 [4] vector.
 Output AvgPoolGrad(const Scope& s, Input orig_input_shape, Input grad, std::vector<int64_t> ksize,
                    std::vector<int64_t> strides, const std::string& padding);

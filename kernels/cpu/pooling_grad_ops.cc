@@ -2,6 +2,8 @@
 // to the position of its window's maximum in orig_input, the first one in
 // row-major window order on ties (as TensorFlow's CPU kernel does);
 // AvgPoolGrad spreads it evenly over the window's in-bounds elements.
+// MaxPoolGradGrad, MaxPoolGrad's own gradient, reads grad at that same
+// position of each window.
 // Windows of one image overlap, so work is split by image, never finer.
 #include <algorithm>
 #include <vector>
@@ -165,7 +167,63 @@ class AvgPoolGradOp : public OpKernel {
   PoolAttrs attrs_;
 };
 
+template <typename T>
+class MaxPoolGradGradOp : public OpKernel {
+ public:
+  explicit MaxPoolGradGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    StatusOr<PoolDims> dims = ComputePoolDims(input.shape(), attrs_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const PoolDims& d = *dims;
+    OP_REQUIRES_OK(ctx, CheckPooledShape(ctx->input(1).shape(), d, "orig_output"));
+    OP_REQUIRES(ctx, ctx->input(2).shape() == input.shape(),
+                errors::InvalidArgument("grad has shape ", ctx->input(2).shape().DebugString(),
+                                        " but orig_input has ", input.shape().DebugString()));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, d.output_shape(), &out));
+    if (out->NumElements() == 0) return;
+    const T* in = input.data<T>();
+    const T* g = ctx->input(2).data<T>();
+    T* o = out->data<T>();
+    const int64_t depth = d.depth;
+    const int64_t image = d.in_rows * d.in_cols * depth;
+    const int64_t cost = d.out_rows * d.out_cols * d.window_rows * d.window_cols * depth;
+    ParallelFor(ctx, d.batch, cost, [&](int64_t begin, int64_t end) {
+      for (int64_t n = begin; n < end; ++n) {
+        for (int64_t oy = 0; oy < d.out_rows; ++oy) {
+          int64_t y0, y1;
+          d.RowRange(oy, &y0, &y1);
+          for (int64_t ox = 0; ox < d.out_cols; ++ox) {
+            int64_t x0, x1;
+            d.ColRange(ox, &x0, &x1);
+            T* op = o + ((n * d.out_rows + oy) * d.out_cols + ox) * depth;
+            for (int64_t c = 0; c < depth; ++c) {
+              int64_t best = n * image + (y0 * d.in_cols + x0) * depth + c;
+              for (int64_t y = y0; y < y1; ++y) {
+                for (int64_t xx = x0; xx < x1; ++xx) {
+                  const int64_t at = n * image + (y * d.in_cols + xx) * depth + c;
+                  if (in[at] > in[best]) best = at;  // strict: the first maximum, as MaxPoolGrad
+                }
+              }
+              op[c] = g[best];
+            }
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  PoolAttrs attrs_;
+};
+
 #define TACT_REGISTER(T)                                                                  \
+  REGISTER_KERNEL_BUILDER(Name("MaxPoolGradGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          MaxPoolGradGradOp<T>);                                          \
   REGISTER_KERNEL_BUILDER(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),  \
                           MaxPoolGradOp<T>);                                              \
   REGISTER_KERNEL_BUILDER(Name("AvgPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),  \

@@ -265,11 +265,109 @@ TEST(OpGradientsTest, NnOps) {
             kTol);
 }
 
+// The gradient ops' own gradients (found by grad_registry_walk_test), each
+// against central differences.
+TEST(OpGradientsTest, GradientOpsOfActivations) {
+  auto check2 = [](auto op, double lo, double hi) {
+    return Check({{2, 3}, {2, 3}}, [op](const Scope& s, const auto& x) { return op(s, x[0], x[1]); },
+                 lo, hi);
+  };
+  EXPECT_LT(check2(Relu6Grad, 0.1, 1), kTol);
+  EXPECT_LT(check2(EluGrad, -1, -0.1), kTol);
+  EXPECT_LT(check2(SoftplusGrad, -2, 2), kTol);
+  EXPECT_LT(check2(RsqrtGrad, 0.5, 2), kTol);
+  EXPECT_LT(check2(SqrtGrad, 0.5, 2), kTol);
+  EXPECT_LT(Check({{2, 3}}, [](const Scope& s, const auto& x) { return CheckNumerics(s, x[0], "x"); }),
+            kTol);
+}
+
+TEST(OpGradientsTest, GradientOpsOfConvolutionAndPooling) {
+  const std::vector<int64_t> stride1 = {1, 1, 1, 1}, stride2 = {1, 2, 2, 1};
+  EXPECT_LT(Check({{2, 3, 4}}, [](const Scope& s, const auto& x) { return BiasAddGrad(s, x[0]); }),
+            kTol);
+  // Conv2DBackpropInput(sizes, filter, out_backprop) for a [1, 5, 5, 2] input.
+  EXPECT_LT(Check({{3, 3, 2, 3}, {1, 3, 3, 3}},
+                  [&](const Scope& s, const auto& x) {
+                    Output sizes = Const(s, Tensor::FromVector<int32_t>({1, 5, 5, 2}, {4}));
+                    return Conv2DBackpropInput(s, sizes, x[0], x[1], stride2, "SAME");
+                  }),
+            kTol);
+  EXPECT_LT(Check({{1, 4, 4, 2}, {1, 4, 4, 3}},
+                  [&](const Scope& s, const auto& x) {
+                    Output sizes = Const(s, Tensor::FromVector<int32_t>({2, 2, 2, 3}, {4}));
+                    return Conv2DBackpropFilter(s, x[0], sizes, x[1], stride1, "SAME");
+                  }),
+            kTol);
+  // MaxPoolGrad(orig_input, orig_output, grad) and its gradient MaxPoolGradGrad.
+  EXPECT_LT(Check({{1, 4, 4, 2}, {1, 2, 2, 2}, {1, 2, 2, 2}},
+                  [&](const Scope& s, const auto& x) {
+                    return MaxPoolGrad(s, x[0], x[1], x[2], {1, 3, 3, 1}, stride2, "SAME");
+                  }),
+            kTol);
+  EXPECT_LT(Check({{1, 4, 4, 2}, {1, 2, 2, 2}, {1, 4, 4, 2}},
+                  [&](const Scope& s, const auto& x) {
+                    return MaxPoolGradGrad(s, x[0], x[1], x[2], {1, 3, 3, 1}, stride2, "SAME");
+                  }),
+            kTol);
+  EXPECT_LT(Check({{1, 2, 2, 2}},
+                  [&](const Scope& s, const auto& x) {
+                    Output sizes = Const(s, Tensor::FromVector<int32_t>({1, 4, 4, 2}, {4}));
+                    return AvgPoolGrad(s, sizes, x[0], {1, 3, 3, 1}, stride2, "SAME");
+                  }),
+            kTol);
+}
+
+// MaxPoolGradGrad by hand: each window's maximum picks its grad element.
+TEST(OpGradientsTest, MaxPoolGradGradReadsGradAtEachMaximum) {
+  Scope s = Scope::NewRootScope();
+  Output x = Const(s, Tensor::FromVector<double>({1, 9, 3, 4, 5, 6, 7, 8, 2, 0, 1, 1, 3, 2, 0, 5},
+                                                 {1, 4, 4, 1}));
+  Output g = Const(s, Tensor::FromVector<double>({10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+                                                  23, 24, 25}, {1, 4, 4, 1}));
+  Output pooled = MaxPool(s, x, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  Output gg = MaxPoolGradGrad(s, x, pooled, g, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  auto out = RunGraph(s, {}, {}, {gg});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  // Maxima: 9 at (0,1), 8 at (1,3), 3 at (3,0), 5 at (3,3).
+  const double* v = (*out)[0].data<double>();
+  EXPECT_EQ(std::vector<double>(v, v + 4), (std::vector<double>{11, 17, 22, 25}));
+}
+
+
 // Second derivatives: the gradient graph differentiated again.
 Output GradOf(const Scope& s, Output y, Output x) {
   std::vector<Output> g;
   EXPECT_TRUE(AddSymbolicGradients(s, {y}, {x}, {}, &g).ok());
   return g.empty() ? Output() : g[0];
+}
+
+TEST(OpGradientsTest, SecondDerivativesOfConvolutionAndPooling) {
+  // d/dx of sum(g(x)^2) for each layer, whose gradient graph holds the
+  // backprop ops, differentiated again.
+  auto layer_check = [](const std::vector<TensorShape>& shapes, auto layer) {
+    return Check(shapes, [layer](const Scope& s, const auto& x) {
+      Output y = layer(s, x);
+      return GradOf(s, Sum(s, Mul(s, y, y), {0, 1, 2, 3}), x[0]);
+    });
+  };
+  EXPECT_LT(layer_check({{1, 4, 4, 2}, {2, 2, 2, 3}},
+                        [](const Scope& s, const auto& x) {
+                          return Conv2D(s, x[0], x[1], {1, 1, 1, 1}, "SAME");
+                        }),
+            kTol);
+  EXPECT_LT(layer_check({{1, 4, 4, 2}},
+                        [](const Scope& s, const auto& x) {
+                          return MaxPool(s, x[0], {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+                        }),
+            kTol);
+  EXPECT_LT(layer_check({{1, 4, 4, 2}},
+                        [](const Scope& s, const auto& x) {
+                          return AvgPool(s, x[0], {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME");
+                        }),
+            kTol);
+  EXPECT_LT(layer_check({{1, 2, 2, 3}, {3}},
+                        [](const Scope& s, const auto& x) { return BiasAdd(s, x[0], x[1]); }),
+            kTol);
 }
 
 TEST(OpGradientsTest, SecondDerivatives) {
