@@ -17,7 +17,9 @@
 #include "actors/bulk_transfer.h"
 #include "actors/master_links.h"
 #include "actors/master_state.h"
+#include "actors/measured_costs.h"
 #include "actors/send_batch.h"
+#include "graph/logging.h"
 #include "graph/subgraph.h"
 #include "placement/plan.h"
 
@@ -130,7 +132,8 @@ void AnswerOnArrival(MasterState& st, int64_t step_id, const std::shared_ptr<Run
                                     });
 }
 
-void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) {
+void StartStep(Self* self, std::shared_ptr<RunCall> call, const std::string& key,
+               const Signature& sig) {
   MasterState& st = self->state;
   if (st.closed) {
     call->reply(Cancelled());
@@ -142,6 +145,9 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) 
     return;
   }
   const int64_t step_id = st.next_step++;
+  // Enough measured steps in flight or done: the rest need not report.
+  const bool measured = !sig.replanned && st.options.devices.size() > 1 &&
+                        sig.measured_steps < st.options.placement_measure_steps;
   AnswerOnArrival(st, step_id, call, sig);
   // Each task's feeds and RunStep leave together (actors/send_batch.h).
   SendBatch batch;
@@ -151,7 +157,7 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) 
     WireRunStep run;
     run.step_id = step_id;
     run.handle = p.handle;
-    run.collect_stats = call->stats != nullptr;
+    run.collect_stats = call->stats != nullptr || measured;
     const DeviceEndpoint* endpoint = Endpoint(st, p.device);
     for (const std::string& f : p.feeds) {
       const Tensor& t = *feeds.at(f);
@@ -168,6 +174,9 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const Signature& sig) 
   }
   PendingStep& step = st.pending[step_id];
   step.call = std::move(call);
+  step.signature = key;
+  step.generation = sig.generation;
+  step.measured = measured;
   step.partitions = sig.partitions;
   step.outstanding = static_cast<int>(sig.partitions.size());
   if (st.options.operation_timeout_ms > 0) {
@@ -197,7 +206,11 @@ struct PartitionPlan {
   GraphDef graph;
 };
 
-StatusOr<std::vector<PartitionPlan>> PlanPartitions(const MasterState& st, SubgraphSpec spec) {
+// Plans a Run's partitions, with `pinned` nodes (name -> device) placed
+// where it says. `cost` null: the static estimates.
+StatusOr<std::vector<PartitionPlan>> PlanPartitions(
+    const MasterState& st, SubgraphSpec spec, std::map<std::string, std::string>* assignment,
+    const CostModel* cost = nullptr, std::map<std::string, std::string> pinned = {}) {
   const MasterOptions& o = st.options;
   PlanOptions plan;
   for (const DeviceEndpoint& d : o.devices) {
@@ -205,9 +218,12 @@ StatusOr<std::vector<PartitionPlan>> PlanPartitions(const MasterState& st, Subgr
     plan.partition.incarnations[d.name] = d.incarnation;
   }
   plan.placer.allow_soft_placement = o.allow_soft_placement;
+  plan.placer.cost_model = cost;
   plan.partition.schedule_recvs = o.schedule_recvs;
   plan.partition.lossy_float_transfer = o.lossy_float_transfer;
+  plan.pinned = std::move(pinned);
   TACT_ASSIGN_OR_RETURN(RunPlan run, PlanRun(*st.graph, std::move(spec), plan));
+  *assignment = std::move(run.assignment);
   std::vector<PartitionPlan> plans;
   for (auto& [device, def] : run.partitions.partitions) {
     if (!def.nodes.empty()) plans.push_back(PartitionPlan{device, std::move(def)});
@@ -232,30 +248,22 @@ void RegistrationFailed(Self* self, const std::string& key, uint64_t generation,
   self->state.signatures.erase(it);
 }
 
-// Plans the partitions for `call` and asks each device actor to register
-// its own; the Runs of this signature wait for every answer. Sets
-// `needs_lost` when it fails because a task it needs is lost.
-Status Register(Self* self, const std::string& key, const RunCall& call, bool* needs_lost) {
+// Asks each device actor to register its partition of `plans` as the
+// signature `key`; the Runs of this signature wait for every answer.
+void RegisterPartitions(Self* self, const std::string& key, SubgraphSpec spec,
+                        std::vector<PartitionPlan> plans,
+                        std::map<std::string, std::string> assignment, bool replanned) {
   MasterState& st = self->state;
-  SubgraphSpec spec;
-  for (const auto& [name, t] : call.feeds) spec.feeds.push_back(name);
-  spec.fetches = call.fetches;
-  spec.targets = call.targets;
-  TACT_ASSIGN_OR_RETURN(std::vector<PartitionPlan> plans, PlanPartitions(st, spec));
-  for (const PartitionPlan& plan : plans) {
-    auto lost = st.lost_tasks.find(TaskOf(plan.device));
-    if (lost != st.lost_tasks.end()) {
-      *needs_lost = true;
-      return lost->second;
-    }
-  }
   Signature& sig = st.signatures[key];
   sig.generation = st.next_generation++;
   const uint64_t generation = sig.generation;
-  for (const auto& [name, t] : call.feeds) {
+  for (const std::string& name : spec.feeds) {
     TensorId id = *ParseTensorId(name);
     sig.feed_types.emplace_back(name, BaseType(st.graph->FindNode(id.node)->output_type(id.port)));
   }
+  sig.spec = std::move(spec);
+  sig.assignment = std::move(assignment);
+  sig.replanned = replanned;
   std::map<std::string, uint32_t> per_task;
   for (const PartitionPlan& plan : plans) ++per_task[TaskOf(plan.device)];
   sig.unregistered = static_cast<int>(plans.size());
@@ -295,13 +303,33 @@ Status Register(Self* self, const std::string& key, const RunCall& call, bool* n
               if (s == nullptr) return;  // another partition failed, or its task was lost
               s->partitions[i].actor = std::move(partition);
               if (--s->unregistered > 0) return;
-              for (auto& call : std::exchange(s->waiting, {})) StartStep(self, std::move(call), *s);
+              for (auto& call : std::exchange(s->waiting, {})) StartStep(self, std::move(call), key, *s);
             },
             [self, key, generation, linked_step](caf::error& err) {
               self->state.linked_registrations.erase(linked_step);
               RegistrationFailed(self, key, generation, FromCafError(err));
             });
   }
+}
+
+// Plans the partitions for `call` and has them registered. Sets
+// `needs_lost` when it fails because a task it needs is lost.
+Status Register(Self* self, const std::string& key, const RunCall& call, bool* needs_lost) {
+  MasterState& st = self->state;
+  SubgraphSpec spec;
+  for (const auto& [name, t] : call.feeds) spec.feeds.push_back(name);
+  spec.fetches = call.fetches;
+  spec.targets = call.targets;
+  std::map<std::string, std::string> assignment;
+  TACT_ASSIGN_OR_RETURN(std::vector<PartitionPlan> plans, PlanPartitions(st, spec, &assignment));
+  for (const PartitionPlan& plan : plans) {
+    auto lost = st.lost_tasks.find(TaskOf(plan.device));
+    if (lost != st.lost_tasks.end()) {
+      *needs_lost = true;
+      return lost->second;
+    }
+  }
+  RegisterPartitions(self, key, std::move(spec), std::move(plans), std::move(assignment), false);
   return Status::OK();
 }
 
@@ -361,7 +389,7 @@ void Run(Self* self, std::shared_ptr<RunCall> call,
     it->second.waiting.push_back(std::move(call));
     return;
   }
-  StartStep(self, std::move(call), it->second);
+  StartStep(self, std::move(call), key, it->second);
 }
 
 // Stops new steps and aborts the running ones; each still answers its
@@ -455,12 +483,70 @@ std::string TaskOf(const std::string& device) {
   return d == std::string::npos ? device : device.substr(0, d);
 }
 
+// Places the signature `key` again from the measured costs, and replaces
+// its partitions if the new plan's simulated step is shorter by more than
+// the threshold. Its stateful nodes stay where they are, since their state
+// (a Variable's value, a queue's elements) lives on that device. Steps in
+// flight finish on the old partitions; new Runs wait for the new ones.
+// Either way the signature is not measured again.
+void Replan(Self* self, const std::string& key) {
+  MasterState& st = self->state;
+  Signature& sig = st.signatures[key];
+  sig.replanned = true;
+  const CostModel& cost = *st.measured_costs;
+  const std::string client = st.options.devices[0].name;
+  StatusOr<double> before = PlannedMakespan(*st.graph, sig.spec, client, sig.assignment, cost);
+  std::map<std::string, std::string> pinned, assignment;
+  for (const auto& [name, device] : sig.assignment) {
+    const Node* n = st.graph->FindNode(name);
+    if (n != nullptr && n->IsStateful()) pinned.emplace(name, device);
+  }
+  StatusOr<std::vector<PartitionPlan>> plans =
+      PlanPartitions(st, sig.spec, &assignment, &cost, std::move(pinned));
+  StatusOr<double> after =
+      plans.ok() ? PlannedMakespan(*st.graph, sig.spec, client, assignment, cost) : plans.status();
+  if (!before.ok() || !after.ok()) {
+    LogWarning("placement from measured costs skipped: ",
+               (before.ok() ? after.status() : before.status()).ToString());
+    return;
+  }
+  const bool better = *after < *before * (1 - st.options.placement_replace_threshold);
+  if (LogEnabled(LogLevel::kInfo)) {
+    LogMessage(LogLevel::kInfo,
+               errors::internal::StrCat("placement from measured costs: simulated step ",
+                                        *before * 1e3, " ms as placed, ", *after * 1e3,
+                                        " ms placed again", better ? ": replacing the partitions" : ""));
+  }
+  if (!better) return;
+  for (const PartitionPlan& plan : *plans) {
+    if (st.lost_tasks.count(TaskOf(plan.device)) > 0) return;  // not now: keep what runs
+  }
+  SubgraphSpec spec = sig.spec;
+  st.signatures.erase(key);
+  RegisterPartitions(self, key, std::move(spec), std::move(*plans), std::move(assignment), true);
+}
+
+// A measured step of signature `key` finished; the last one it needs
+// places it again.
+void CountMeasuredStep(Self* self, const std::string& key, uint64_t generation) {
+  MasterState& st = self->state;
+  Signature* sig = FindSignature(st, key, generation);
+  if (sig == nullptr || sig->replanned || sig->unregistered > 0) return;
+  if (++sig->measured_steps < st.options.placement_measure_steps) return;
+  Replan(self, key);
+}
+
 void FinishStep(Self* self, WireStepDone& done) {
   MasterState& st = self->state;
   auto it = st.pending.find(done.step_id);
   if (it == st.pending.end()) return;  // a step delivered twice is finished once
   PendingStep& step = it->second;
   if (!step.answered.insert(done.handle).second) return;
+  if (step.measured) {
+    if (!st.measured_costs) st.measured_costs = std::make_unique<MeasuredCostModel>(*st.graph);
+    // Stats with a malformed device name are the worker's bug; the step stands.
+    (void)RecordStepStats(done.stats, st.measured_costs.get());
+  }
   if (step.call->stats != nullptr) {
     for (NodeExecStats& n : done.stats) step.call->stats->Add(std::move(n));
   }
@@ -479,6 +565,7 @@ void FinishStep(Self* self, WireStepDone& done) {
   }
   // Ignored if the link's reader answered first.
   finished.call->reply(Answer(*finished.call, finished.fetched));
+  if (finished.measured) CountMeasuredStep(self, finished.signature, finished.generation);
 }
 
 bool HasLink(const MasterState& st, const DeviceEndpoint& d) {

@@ -14,6 +14,8 @@
 
 #include "actors/messages.h"
 #include "graph/graph.h"
+#include "graph/subgraph.h"
+#include "placement/cost_model.h"
 
 namespace tact {
 
@@ -26,15 +28,25 @@ struct RegisteredPartition {
 };
 
 struct Signature {
+  SubgraphSpec spec;                 // the Run's feeds, fetches and targets
   uint64_t generation = 0;           // tells its registration answers from a forgotten one's
   int unregistered = 0;              // partitions whose device actor has not answered
   std::vector<RegisteredPartition> partitions;
   std::vector<std::pair<std::string, DataType>> feed_types;  // feed name -> expected dtype
   std::vector<std::shared_ptr<RunCall>> waiting;  // Runs queued behind the registration
+  // Placement from measured costs (MasterOptions::placement_measure_steps):
+  // where the plan put each node, how many steps were measured, and whether
+  // it was placed again already (once per signature).
+  std::map<std::string, std::string> assignment;
+  int64_t measured_steps = 0;
+  bool replanned = false;
 };
 
 struct PendingStep {
   std::shared_ptr<RunCall> call;
+  std::string signature;  // its key, and the generation it ran on
+  uint64_t generation = 0;
+  bool measured = false;  // its stats feed the measured cost model
   std::vector<RegisteredPartition> partitions;
   std::set<std::string> answered;  // handles
   int outstanding = 0;  // partitions yet to answer
@@ -95,6 +107,8 @@ struct MasterState {
   uint64_t next_parked = 1;
   bool closed = false;
   Status failed;  // the supervisor gave up: every Run fails with this
+  // What measured steps reported, by node name (placement_measure_steps).
+  std::unique_ptr<MeasuredCostModel> measured_costs;
 };
 
 using Self = caf::stateful_actor<MasterState>;

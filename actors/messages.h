@@ -202,6 +202,8 @@ struct MasterOptions {
   bool allow_soft_placement = false;
   bool schedule_recvs = false;
   bool lossy_float_transfer = false;
+  int64_t placement_measure_steps = 0;
+  double placement_replace_threshold = 0.1;
   // Told of every task lost and attached again (actors/supervisor.h).
   caf::actor supervisor;
   // SupervisionOptions' callbacks of the same names.

@@ -234,6 +234,8 @@ class ActorSession final : public Session {
     master.allow_soft_placement = options.allow_soft_placement;
     master.schedule_recvs = options.schedule_recvs;
     master.lossy_float_transfer = options.lossy_float_transfer;
+    master.placement_measure_steps = options.placement_measure_steps;
+    master.placement_replace_threshold = options.placement_replace_threshold;
     master.links = links_;
     lock.unlock();
     Supervise(supervisor, SpawnMaster());

@@ -53,6 +53,16 @@ struct SessionOptions {
   bool schedule_recvs = false;
   // Paper 5.5: float32 crossing devices travels as its upper 16 bits.
   bool lossy_float_transfer = false;
+  // Paper 3.2.1, placement from measured costs: the first this many steps
+  // of each (feeds, fetches, targets) report every node's time and output
+  // sizes to the master, which then places that Run again with those costs
+  // (stateful nodes stay where their state is) and replaces its partitions
+  // if the new plan's simulated step is shorter by more than
+  // placement_replace_threshold (a fraction of the old). 0: every Run is
+  // placed once, from the static estimates (the default: placement then
+  // never changes under a running job).
+  int64_t placement_measure_steps = 0;
+  double placement_replace_threshold = 0.1;
 
   // Run on a cluster instead of this process's devices (paper 3.3): the
   // master, in this process, connects to every task of the spec, places

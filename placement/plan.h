@@ -12,6 +12,7 @@
 //   for (auto& [device, def] : plan->partitions.partitions) ...register...
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,10 @@ struct PlanOptions {
   std::vector<std::string> devices;  // full names
   PlacerOptions placer;
   PartitionOptions partition;
+  // Node name -> full device name: assigned before placement (a Variable
+  // keeps the device its state lives on when a Run is placed again). Names
+  // not in the Run's graph are ignored.
+  std::map<std::string, std::string> pinned;
 };
 
 struct RunPlan {
@@ -33,6 +38,9 @@ struct RunPlan {
   int edges = 0;
   int cse_removed = 0;
   PlacementReport placement;
+  // Node name -> device, for every node of the placed graph (before the
+  // partitioner adds its Send/Recv pairs).
+  std::map<std::string, std::string> assignment;
   PartitionResult partitions;  // by device; devices given no node have none
 };
 
@@ -41,5 +49,13 @@ struct RunPlan {
 // feed, fetch, target or node at fault: an unknown name, a shape function
 // that fails, a node no device can take. `full` is not changed.
 StatusOr<RunPlan> PlanRun(const Graph& full, SubgraphSpec spec, const PlanOptions& options);
+
+// The simulated makespan (placer.h's SimulatedMakespan) of the Run's graph
+// under `cost` when its nodes sit where `assignment` says (a RunPlan's):
+// how the master compares the plan it has with one placed from measured
+// costs. FailedPrecondition naming a node the assignment does not place.
+StatusOr<double> PlannedMakespan(const Graph& full, SubgraphSpec spec, const std::string& client_device,
+                                 const std::map<std::string, std::string>& assignment,
+                                 const CostModel& cost);
 
 }  // namespace tact

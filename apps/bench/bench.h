@@ -26,22 +26,32 @@ namespace tact::apps {
 // size); `v` must not be empty.
 double Median(std::vector<double> v);
 
-// `tact bench matmul --n N --threads T [--reps R] [--json]`.
+// `tact bench matmul --n N --threads T [--transpose_a] [--transpose_b] [--runs R]
+// [--reps K] [--json]`.
 void AddBenchMatmul(CLI::App& bench, std::function<int()>& run);
 
-struct MatmulBenchResult {
-  int64_t n = 0;
-  int threads = 0;
-  double gflops = 0;              // the MatMul kernel through OpKernel::Compute
-  double blas_direct_gflops = 0;  // cblas_sgemm on the same matrices
+struct MatmulBenchOptions {
+  int64_t n = 1024;
+  int threads = 1;
+  bool transpose_a = false, transpose_b = false;
+  int runs = 10;  // each a kernel phase and a direct phase
+  int reps = 9;   // timed calls per phase (its median is the run's figure)
 };
 
-// Multiplies two random float n x n matrices `reps` times each way (after
-// two warm-up runs), alternating the kernel and the direct call so that
-// machine noise hits both alike, and reports the medians. Sets OpenBLAS's
-// thread count to `threads` (process-wide). Internal if the two results
-// differ.
-StatusOr<MatmulBenchResult> BenchMatmul(int64_t n, int threads, int reps);
+struct MatmulBenchResult {
+  MatmulBenchOptions options;
+  // Per run, in the order run: GFLOP/s of the MatMul kernel through
+  // OpKernel::Compute, of cblas_sgemm on the same matrices, and their ratio.
+  std::vector<double> gflops, blas_direct_gflops, ratio;
+};
+
+// Multiplies two random float n x n matrices, `runs` times: a phase of
+// `reps` kernel calls, then a phase of `reps` direct calls (each after two
+// warm-up calls), with a pause after each phase so that the other side's
+// threads are asleep when a phase starts. Sets OpenBLAS's thread count to
+// `threads` (process-wide) during the direct phases only. Internal if the
+// two results differ.
+StatusOr<MatmulBenchResult> BenchMatmul(const MatmulBenchOptions& options);
 
 // `tact bench executor --nodes N [--reps R] [--json]`.
 void AddBenchExecutor(CLI::App& bench, std::function<int()>& run);

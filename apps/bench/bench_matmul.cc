@@ -3,22 +3,31 @@
 // output each time, blocks on the device's `threads` threads), beside a
 // direct cblas_sgemm on the same matrices on OpenBLAS's own `threads`
 // threads. The gap between the two is what tact adds to BLAS.
+//
+// The two sides run in separate phases with a pause between them. When
+// they alternated call by call, a third of the runs measured the kernel at
+// half speed: after a direct call OpenBLAS's worker threads spin for a
+// while (up to 2^28 cycles, about 0.1 s) before they sleep, and a spinning
+// worker on one of the two cores halves a kernel that wants both. Without
+// the direct calls the kernel never showed the slow mode (24 runs).
 #include <cblas.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <memory>
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "apps/bench/bench.h"
-#include "kernels/cpu/blas_gemm.h"
+#include "apps/bench/spread.h"
 #include "devices/device.h"
 #include "graph/node_properties.h"
+#include "kernels/cpu/blas_gemm.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact::apps {
@@ -38,6 +47,10 @@ double Seconds(Fn&& fn) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Longer than OpenBLAS's workers spin after a call (2^28 cycles: 0.1 s at
+// 2.7 GHz) and than Eigen's pool threads spin looking for work.
+constexpr auto kPause = std::chrono::milliseconds(250);
+
 Tensor RandomMatrix(int64_t n, uint32_t seed) {
   Tensor t(DT_FLOAT, {n, n});
   std::mt19937 gen(seed);
@@ -47,11 +60,13 @@ Tensor RandomMatrix(int64_t n, uint32_t seed) {
   return t;
 }
 
-StatusOr<std::unique_ptr<OpKernel>> MatMulKernel(Device* device) {
+StatusOr<std::unique_ptr<OpKernel>> MatMulKernel(Device* device, bool ta, bool tb) {
   NodeDef def;
   def.name = "bench_matmul";
   def.op = "MatMul";
   def.attrs["T"] = AttrValue::Type(DT_FLOAT);
+  def.attrs["transpose_a"] = AttrValue::Bool(ta);
+  def.attrs["transpose_b"] = AttrValue::Bool(tb);
   TACT_ASSIGN_OR_RETURN(std::shared_ptr<const NodeProperties> props,
                         NodeProperties::Create(std::move(def)));
   return CreateOpKernel(device, props);
@@ -59,13 +74,15 @@ StatusOr<std::unique_ptr<OpKernel>> MatMulKernel(Device* device) {
 
 }  // namespace
 
-StatusOr<MatmulBenchResult> BenchMatmul(int64_t n, int threads, int reps) {
-  if (n < 1 || threads < 1 || reps < 1) {
-    return errors::InvalidArgument("n, threads and reps must be >= 1");
+StatusOr<MatmulBenchResult> BenchMatmul(const MatmulBenchOptions& o) {
+  if (o.n < 1 || o.threads < 1 || o.reps < 1 || o.runs < 1) {
+    return errors::InvalidArgument("n, threads, runs and reps must be >= 1");
   }
+  const int64_t n = o.n;
   std::unique_ptr<Device> device =
-      NewCpuDevice("/job:localhost/replica:0/task:0/device:CPU:0", threads);
-  TACT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, MatMulKernel(device.get()));
+      NewCpuDevice("/job:localhost/replica:0/task:0/device:CPU:0", o.threads);
+  TACT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
+                        MatMulKernel(device.get(), o.transpose_a, o.transpose_b));
   const std::vector<Tensor> inputs = {RandomMatrix(n, 1), RandomMatrix(n, 2)};
   const float* a = inputs[0].data<float>();
   const float* b = inputs[1].data<float>();
@@ -74,17 +91,10 @@ StatusOr<MatmulBenchResult> BenchMatmul(int64_t n, int threads, int reps) {
   Tensor direct_out(DT_FLOAT, {n, n});
   float* c = direct_out.data<float>();
   const int dim = static_cast<int>(n);
+  const CBLAS_TRANSPOSE ta = o.transpose_a ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE tb = o.transpose_b ? CblasTrans : CblasNoTrans;
   auto direct = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, dim, dim, dim, 1.0f, a, dim, b, dim,
-                0.0f, c, dim);
-  };
-  // tact's kernels keep OpenBLAS at one thread (blas_gemm.h); the peer gets
-  // its threads only while it runs, outside the timed call.
-  auto timed_direct = [&] {
-    SetBlasThreads(threads);
-    const double s = Seconds(direct);
-    SetBlasThreads(1);
-    return s;
+    cblas_sgemm(CblasRowMajor, ta, tb, dim, dim, dim, 1.0f, a, dim, b, dim, 0.0f, c, dim);
   };
   Tensor product;
   Status status;
@@ -102,18 +112,31 @@ StatusOr<MatmulBenchResult> BenchMatmul(int64_t n, int threads, int reps) {
     status = ctx.status();
     product = ctx.output(0);
   };
-  for (int i = 0; i < 2; ++i) {  // warm-up: BLAS threads, buffers, page faults
-    timed_direct();
-    run_kernel();
+  // A phase: two warm-up calls (threads, buffers, page faults), then the
+  // median of `reps` timed ones, then the pause.
+  auto phase = [&](auto&& call) {
+    std::vector<double> s;
+    for (int i = 0; i < 2 + o.reps; ++i) {
+      const double t = Seconds(call);
+      if (i >= 2) s.push_back(t);
+    }
+    std::this_thread::sleep_for(kPause);
+    return AveragedMedian(s);
+  };
+  const double flops = 2.0 * static_cast<double>(n) * n * n;
+  MatmulBenchResult r;
+  r.options = o;
+  for (int run = 0; run < o.runs; ++run) {
+    const double kernel_s = phase(run_kernel);
     TACT_RETURN_IF_ERROR(status);
-  }
-  std::vector<double> kernel_s, direct_s;
-  for (int i = 0; i < reps; ++i) {
-    // Alternate the order so neither side always runs on a warmer cache.
-    if (i % 2 == 0) direct_s.push_back(timed_direct());
-    kernel_s.push_back(Seconds(run_kernel));
-    TACT_RETURN_IF_ERROR(status);
-    if (i % 2 == 1) direct_s.push_back(timed_direct());
+    // tact's kernels keep OpenBLAS at one thread (blas_gemm.h); the peer
+    // gets its threads for its own phase only.
+    SetBlasThreads(o.threads);
+    const double direct_s = phase(direct);
+    SetBlasThreads(1);
+    r.gflops.push_back(flops / kernel_s / 1e9);
+    r.blas_direct_gflops.push_back(flops / direct_s / 1e9);
+    r.ratio.push_back(r.gflops.back() / r.blas_direct_gflops.back());
   }
   const float* p = product.data<float>();
   for (int64_t i = 0; i < n * n; ++i) {
@@ -122,46 +145,49 @@ StatusOr<MatmulBenchResult> BenchMatmul(int64_t n, int threads, int reps) {
                               " vs ", c[i]);
     }
   }
-  const double flops = 2.0 * static_cast<double>(n) * n * n;
-  MatmulBenchResult r;
-  r.n = n;
-  r.threads = threads;
-  r.gflops = flops / AveragedMedian(kernel_s) / 1e9;
-  r.blas_direct_gflops = flops / AveragedMedian(direct_s) / 1e9;
   return r;
 }
 
 void AddBenchMatmul(CLI::App& bench, std::function<int()>& run) {
-  struct Options {
-    int64_t n = 1024;
-    int threads = 1;
-    int reps = 9;
-    bool json = false;
-  };
-  auto opts = std::make_shared<Options>();
+  auto opts = std::make_shared<MatmulBenchOptions>();
+  auto json = std::make_shared<bool>(false);
   CLI::App* cmd = bench.add_subcommand(
       "matmul", "float n x n MatMul: the kernel via OpKernel::Compute beside cblas_sgemm");
   cmd->add_option("--n", opts->n, "matrix size")->check(CLI::Range(int64_t{1}, int64_t{46340}));
-  cmd->add_option("--threads", opts->threads, "device threads (kernel) and OpenBLAS threads (direct)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--reps", opts->reps, "timed repetitions of each (median reported)")
+  cmd->add_option("--threads", opts->threads,
+                  "device threads (kernel) and OpenBLAS threads (direct)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--transpose_a", opts->transpose_a, "multiply by A^T (stored transposed)");
+  cmd->add_flag("--transpose_b", opts->transpose_b, "multiply by B^T (stored transposed)");
+  cmd->add_option("--runs", opts->runs, "runs, each a kernel phase and a direct phase")
       ->check(CLI::Range(1, 1000));
-  cmd->add_flag("--json", opts->json, "print only the JSON line");
-  cmd->callback([opts, &run] {
-    run = [opts] {
-      StatusOr<MatmulBenchResult> r = BenchMatmul(opts->n, opts->threads, opts->reps);
+  cmd->add_option("--reps", opts->reps, "timed calls per phase (median taken)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_flag("--json", *json, "print only the JSON line");
+  cmd->callback([opts, json, &run] {
+    run = [opts, json] {
+      StatusOr<MatmulBenchResult> r = BenchMatmul(*opts);
       if (!r.ok()) {
         std::fprintf(stderr, "tact bench matmul: %s\n", r.status().ToString().c_str());
         return 1;
       }
-      const nlohmann::ordered_json line = {{"n", r->n},
-                                   {"threads", r->threads},
-                                   {"gflops", r->gflops},
-                                   {"blas_direct_gflops", r->blas_direct_gflops}};
-      if (!opts->json) {
-        std::printf("matmul n=%lld threads=%d: kernel %.1f GFLOP/s, cblas_sgemm %.1f GFLOP/s "
-                    "(kernel/direct %.3f)\n",
-                    static_cast<long long>(r->n), r->threads, r->gflops, r->blas_direct_gflops,
-                    r->gflops / r->blas_direct_gflops);
+      const nlohmann::ordered_json line = {
+          {"n", opts->n},
+          {"threads", opts->threads},
+          {"transpose_a", opts->transpose_a},
+          {"transpose_b", opts->transpose_b},
+          {"gflops", Median(r->gflops)},
+          {"blas_direct_gflops", Median(r->blas_direct_gflops)},
+          {"kernel_over_direct", Spread(r->ratio)},
+          {"kernel_gflops", Spread(r->gflops)},
+          {"direct_gflops", Spread(r->blas_direct_gflops)}};
+      if (!*json) {
+        const double worst = *std::min_element(r->ratio.begin(), r->ratio.end());
+        std::printf("matmul n=%lld threads=%d%s%s: kernel %.1f GFLOP/s, cblas_sgemm %.1f GFLOP/s "
+                    "(kernel/direct median %.3f, worst run %.3f)\n",
+                    static_cast<long long>(opts->n), opts->threads,
+                    opts->transpose_a ? " A^T" : "", opts->transpose_b ? " B^T" : "",
+                    Median(r->gflops), Median(r->blas_direct_gflops), Median(r->ratio), worst);
       }
       std::printf("%s\n", line.dump().c_str());
       return 0;
