@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "actors/cluster_spec.h"
+#include "placement/placer.h"
 #include "actors/once_reply.h"
 #include "actors/wire_caf.h"
 #include "graph/graph_def.h"
@@ -204,6 +205,7 @@ struct MasterOptions {
   bool lossy_float_transfer = false;
   int64_t placement_measure_steps = 0;
   double placement_replace_threshold = 0.1;
+  PlacementStrategy placement_strategy = PlacementStrategy::kGreedy;
   // Told of every task lost and attached again (actors/supervisor.h).
   caf::actor supervisor;
   // SupervisionOptions' callbacks of the same names.

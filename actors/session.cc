@@ -236,6 +236,7 @@ class ActorSession final : public Session {
     master.lossy_float_transfer = options.lossy_float_transfer;
     master.placement_measure_steps = options.placement_measure_steps;
     master.placement_replace_threshold = options.placement_replace_threshold;
+    master.placement_strategy = options.placement_strategy;
     master.links = links_;
     lock.unlock();
     Supervise(supervisor, SpawnMaster());

@@ -27,6 +27,7 @@
 #include "actors/step_stats.h"
 #include "actors/supervision_options.h"
 #include "graph/graph_def.h"
+#include "placement/placer.h"
 
 namespace tact {
 
@@ -63,6 +64,8 @@ struct SessionOptions {
   // never changes under a running job).
   int64_t placement_measure_steps = 0;
   double placement_replace_threshold = 0.1;
+  // The paper's greedy placement, or a baseline to judge it by.
+  PlacementStrategy placement_strategy = PlacementStrategy::kGreedy;
 
   // Run on a cluster instead of this process's devices (paper 3.3): the
   // master, in this process, connects to every task of the spec, places

@@ -81,8 +81,10 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
   std::vector<int> group_device = groups.assigned;
   std::vector<char> deferred(graph->num_node_ids(), 0);
   Simulation sim(flat, *cost, devices);
+  int round_robin = 0;  // the device after the last one kRoundRobin gave
   // Prepares `node` and returns its device: its group's, else `preferred`
-  // when feasible, else the earliest completion.
+  // when feasible, else what the strategy picks: by default the earliest
+  // completion.
   auto choose = [&](const Node& node, int preferred) {
     const int grp = groups.group_of[node.id()];
     sim.Prepare(node);
@@ -91,6 +93,16 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
       best = preferred;
     }
     if (best >= 0) return best;
+    if (options.strategy != PlacementStrategy::kGreedy) {
+      const int n = devices.size();
+      const int first = options.strategy == PlacementStrategy::kOneDevice ? 0 : round_robin;
+      for (int k = 0; k < n; ++k) {
+        const int d = (first + k) % n;
+        if (!device_set::Contains(groups.Feasible(grp), d)) continue;
+        if (options.strategy == PlacementStrategy::kRoundRobin) round_robin = (d + 1) % n;
+        return d;
+      }
+    }
     double best_finish = std::numeric_limits<double>::infinity();
     double best_local = 0;
     // Ties go to the device that already holds the most input bytes (no

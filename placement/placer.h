@@ -46,6 +46,15 @@
 
 namespace tact {
 
+// How the placer chooses a device for each colocation group. kGreedy is the
+// paper's (3.2.1) and the default; the other two are its baselines, for
+// judging it (`tact bench place --runtime`).
+enum class PlacementStrategy {
+  kGreedy,      // the device where the simulated node finishes first
+  kOneDevice,   // the first feasible device of the list
+  kRoundRobin,  // the next feasible device after the last group's, in topological order
+};
+
 struct PlacerOptions {
   // TensorFlow's meaning: a colocation group that no device can take
   // because of the requested devices is placed as if none had been
@@ -54,6 +63,7 @@ struct PlacerOptions {
   bool allow_soft_placement = false;
   // Not owned; must outlive Place(). Null: a static one built for the graph.
   const CostModel* cost_model = nullptr;
+  PlacementStrategy strategy = PlacementStrategy::kGreedy;
 };
 
 struct PlacementReport {

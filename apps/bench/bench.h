@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <vector>
 #include <string>
 
@@ -94,6 +95,22 @@ Status BuildInceptionLikeTrainingGraph(const Scope& s, int blocks);
 // CPUs, then Partition() of that placement, `reps` times (the assignment
 // cleared between runs).
 StatusOr<PlaceBenchResult> BenchPlace(int nodes, int devices, int reps);
+
+// `tact bench place --runtime`: one graph on one device count, with the
+// median step time of each placement strategy ("greedy", "one_device",
+// "round_robin").
+struct PlaceRuntimeCase {
+  std::string graph;  // "mlp", "cnn" (a training step each) or "wide"
+  int devices = 0;
+  std::map<std::string, double> step_ms;
+};
+
+// Runs the mlp's and the cnn's training steps and a wide graph of eight
+// independent MatMul branches on each of `device_counts` CPU devices (one
+// thread each), placed by each strategy: `rounds` rounds of `steps` steps
+// of each, alternated.
+StatusOr<std::vector<PlaceRuntimeCase>> BenchPlaceRuntime(const std::vector<int>& device_counts,
+                                                          int steps, int rounds);
 
 // `tact bench train --model {mlp,cnn} [--steps N]`: images/s beside PyTorch.
 void AddBenchTrain(CLI::App& bench, std::function<int()>& run);

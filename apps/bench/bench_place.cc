@@ -137,12 +137,50 @@ StatusOr<PlaceBenchResult> BenchPlace(int nodes, int devices, int reps) {
   return r;
 }
 
+namespace {
+
+// --runtime's report: one JSON line, and a table before it without --json.
+int PrintPlaceRuntime(int steps, bool json) {
+  StatusOr<std::vector<PlaceRuntimeCase>> cases = BenchPlaceRuntime({2, 4}, steps, 3);
+  if (!cases.ok()) {
+    std::fprintf(stderr, "tact bench place: %s\n", cases.status().ToString().c_str());
+    return 1;
+  }
+  nlohmann::ordered_json line = {{"steps", 3 * steps}, {"cases", nlohmann::json::array()}};
+  int greedy_best = 0;
+  for (const PlaceRuntimeCase& c : *cases) {
+    const double greedy = c.step_ms.at("greedy");
+    const double others = std::min(c.step_ms.at("one_device"), c.step_ms.at("round_robin"));
+    greedy_best += greedy <= others ? 1 : 0;
+    line["cases"].push_back({{"graph", c.graph},
+                             {"devices", c.devices},
+                             {"greedy_ms", greedy},
+                             {"one_device_ms", c.step_ms.at("one_device")},
+                             {"round_robin_ms", c.step_ms.at("round_robin")},
+                             {"greedy_over_best_other", greedy / others}});
+    if (!json) {
+      std::printf("%-5s on %d devices: greedy %7.2f ms, one device %7.2f ms, round-robin %7.2f ms "
+                  "(greedy / best other %.2f)\n",
+                  c.graph.c_str(), c.devices, greedy, c.step_ms.at("one_device"),
+                  c.step_ms.at("round_robin"), greedy / others);
+    }
+  }
+  line["greedy_at_or_below_others"] = greedy_best;
+  line["cases_run"] = cases->size();
+  std::printf("%s\n", line.dump().c_str());
+  return 0;
+}
+
+}  // namespace
+
 void AddBenchPlace(CLI::App& bench, std::function<int()>& run) {
   struct Options {
     int nodes = 36000;
     int devices = 8;
     int reps = 3;
     bool json = false;
+    bool runtime = false;
+    int steps = 5;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = bench.add_subcommand(
@@ -153,8 +191,14 @@ void AddBenchPlace(CLI::App& bench, std::function<int()>& run) {
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--reps", opts->reps, "timed placements")->check(CLI::Range(1, 1000));
   cmd->add_flag("--json", opts->json, "print only the JSON line");
+  cmd->add_flag("--runtime", opts->runtime,
+                "instead: run the mlp, the cnn and a wide graph on 2 and 4 devices, placed greedily, "
+                "on one device and round-robin, and compare their step times");
+  cmd->add_option("--steps", opts->steps, "with --runtime: steps per round (3 rounds)")
+      ->check(CLI::Range(1, 1000));
   cmd->callback([opts, &run] {
     run = [opts] {
+      if (opts->runtime) return PrintPlaceRuntime(opts->steps, opts->json);
       StatusOr<PlaceBenchResult> r = BenchPlace(opts->nodes, opts->devices, opts->reps);
       if (!r.ok()) {
         std::fprintf(stderr, "tact bench place: %s\n", r.status().ToString().c_str());
