@@ -97,8 +97,8 @@ Status BuildInceptionLikeTrainingGraph(const Scope& s, int blocks);
 StatusOr<PlaceBenchResult> BenchPlace(int nodes, int devices, int reps);
 
 // `tact bench place --runtime`: one graph on one device count, with the
-// median step time of each placement strategy ("greedy", "one_device",
-// "round_robin").
+// median step time of each way of placing it ("greedy", "greedy_measured",
+// "one_device", "round_robin").
 struct PlaceRuntimeCase {
   std::string graph;  // "mlp", "cnn" (a training step each) or "wide"
   int devices = 0;
@@ -107,8 +107,8 @@ struct PlaceRuntimeCase {
 
 // Runs the mlp's and the cnn's training steps and a wide graph of eight
 // independent MatMul branches on each of `device_counts` CPU devices (one
-// thread each), placed by each strategy: `rounds` rounds of `steps` steps
-// of each, alternated.
+// thread each), placed each way: `rounds` rounds of `steps` steps of each,
+// alternated.
 StatusOr<std::vector<PlaceRuntimeCase>> BenchPlaceRuntime(const std::vector<int>& device_counts,
                                                           int steps, int rounds);
 
