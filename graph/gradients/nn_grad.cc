@@ -266,19 +266,17 @@ Status Conv2DBackpropFilterGrad(const Scope& s, Node* op, const Grads& g, Grads*
   out->push_back(Conv2D(s, input, g[0], w.strides, w.padding, w.dilations));
   return s.status();
 }
-Status MaxPoolGradGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
+// MaxPoolGrad and MaxPoolGradGrad route by orig_input's maxima: zeros for
+// orig_input and orig_output, and for grad the other of the two, each the
+// adjoint of the other.
+using MaxPoolRouting = Output (*)(const Scope&, Input, Input, Input, std::vector<int64_t>,
+                                  std::vector<int64_t>, const std::string&);
+template <MaxPoolRouting kAdjoint>
+Status MaxPoolRoutingGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Window w = WindowOf(op);
   out->push_back(ZerosLike(s, In(op, 0)));
   out->push_back(ZerosLike(s, In(op, 1)));
-  out->push_back(MaxPoolGradGrad(s, In(op, 0), In(op, 1), g[0], w.ksize, w.strides, w.padding));
-  return s.status();
-}
-// MaxPoolGradGrad's gradient for its grad input is MaxPoolGrad again.
-Status MaxPoolGradGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  Window w = WindowOf(op);
-  out->push_back(ZerosLike(s, In(op, 0)));
-  out->push_back(ZerosLike(s, In(op, 1)));
-  out->push_back(MaxPoolGrad(s, In(op, 0), In(op, 1), g[0], w.ksize, w.strides, w.padding));
+  out->push_back(kAdjoint(s, In(op, 0), In(op, 1), g[0], w.ksize, w.strides, w.padding));
   return s.status();
 }
 Status AvgPoolGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
@@ -383,8 +381,8 @@ REGISTER_GRADIENT_OP("AvgPool", AvgPoolGrad_);
 REGISTER_GRADIENT_OP("BiasAddGrad", BiasAddGradGrad);
 REGISTER_GRADIENT_OP("Conv2DBackpropInput", Conv2DBackpropInputGrad);
 REGISTER_GRADIENT_OP("Conv2DBackpropFilter", Conv2DBackpropFilterGrad);
-REGISTER_GRADIENT_OP("MaxPoolGrad", MaxPoolGradGrad_);
-REGISTER_GRADIENT_OP("MaxPoolGradGrad", MaxPoolGradGradGrad);
+REGISTER_GRADIENT_OP("MaxPoolGrad", MaxPoolRoutingGrad<MaxPoolGradGrad>);
+REGISTER_GRADIENT_OP("MaxPoolGradGrad", MaxPoolRoutingGrad<MaxPoolGrad>);
 REGISTER_GRADIENT_OP("AvgPoolGrad", AvgPoolGradGrad);
 REGISTER_GRADIENT_OP("Softmax", SoftmaxGrad);
 REGISTER_GRADIENT_OP("LogSoftmax", LogSoftmaxGrad);

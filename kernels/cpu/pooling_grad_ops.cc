@@ -24,19 +24,35 @@ Status CheckPooledShape(const TensorShape& got, const PoolDims& d, const char* w
   return Status::OK();
 }
 
-template <typename T>
-class MaxPoolGradOp : public OpKernel {
+// The kernels that take (orig_input, orig_output, grad): their attrs, and
+// the geometry of orig_input with orig_output checked against it.
+class MaxPoolRoutingOp : public OpKernel {
  public:
-  explicit MaxPoolGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit MaxPoolRoutingOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_));
   }
 
+ protected:
+  StatusOr<PoolDims> Dims(OpKernelContext* ctx) const {
+    TACT_ASSIGN_OR_RETURN(PoolDims d, ComputePoolDims(ctx->input(0).shape(), attrs_));
+    TACT_RETURN_IF_ERROR(CheckPooledShape(ctx->input(1).shape(), d, "orig_output"));
+    return d;
+  }
+
+ private:
+  PoolAttrs attrs_;
+};
+
+template <typename T>
+class MaxPoolGradOp : public MaxPoolRoutingOp {
+ public:
+  using MaxPoolRoutingOp::MaxPoolRoutingOp;
+
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    StatusOr<PoolDims> dims = ComputePoolDims(input.shape(), attrs_);
+    StatusOr<PoolDims> dims = Dims(ctx);
     OP_REQUIRES_OK(ctx, dims.status());
     const PoolDims& d = *dims;
-    OP_REQUIRES_OK(ctx, CheckPooledShape(ctx->input(1).shape(), d, "orig_output"));
     OP_REQUIRES_OK(ctx, CheckPooledShape(ctx->input(2).shape(), d, "grad"));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
@@ -107,8 +123,6 @@ class MaxPoolGradOp : public OpKernel {
     });
   }
 
- private:
-  PoolAttrs attrs_;
 };
 
 template <typename T>
@@ -168,18 +182,15 @@ class AvgPoolGradOp : public OpKernel {
 };
 
 template <typename T>
-class MaxPoolGradGradOp : public OpKernel {
+class MaxPoolGradGradOp : public MaxPoolRoutingOp {
  public:
-  explicit MaxPoolGradGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_));
-  }
+  using MaxPoolRoutingOp::MaxPoolRoutingOp;
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    StatusOr<PoolDims> dims = ComputePoolDims(input.shape(), attrs_);
+    StatusOr<PoolDims> dims = Dims(ctx);
     OP_REQUIRES_OK(ctx, dims.status());
     const PoolDims& d = *dims;
-    OP_REQUIRES_OK(ctx, CheckPooledShape(ctx->input(1).shape(), d, "orig_output"));
     OP_REQUIRES(ctx, ctx->input(2).shape() == input.shape(),
                 errors::InvalidArgument("grad has shape ", ctx->input(2).shape().DebugString(),
                                         " but orig_input has ", input.shape().DebugString()));
@@ -217,8 +228,6 @@ class MaxPoolGradGradOp : public OpKernel {
     });
   }
 
- private:
-  PoolAttrs attrs_;
 };
 
 #define TACT_REGISTER(T)                                                                  \

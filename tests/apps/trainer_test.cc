@@ -102,6 +102,24 @@ TEST(TrainerTest, ACnnStepRunsWithCheckNumerics) {
   EXPECT_TRUE(std::isfinite(r->train_loss));
 }
 
+// The accuracy claim, gated (the full run is scripts/accuracy.sh): the cnn,
+// with its defaults (Adam, dropout, batch 100), learns from 3,000 images in
+// two epochs to a stated accuracy on 1,000 test images. Measured 0.792 at
+// seed 1; the bound leaves room for a change of kernels that moves the
+// last bits, not for one that breaks learning.
+TEST(TrainerTest, TheCnnLearnsFromASubsetToAStatedAccuracy) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  TrainOptions opt;
+  opt.model.name = "cnn";
+  opt.data.train_limit = 3000;
+  opt.data.test_limit = 1000;
+  opt.data.epochs = 2;
+  StatusOr<TrainResult> r = Train(opt);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->steps, 60);
+  EXPECT_GT(r->test_accuracy, 0.77);
+}
+
 TEST(TrainerTest, BadOptionsAreClearErrors) {
   TrainOptions opt;
   opt.data.dir = "/nonexistent/fashion";
