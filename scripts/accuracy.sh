@@ -3,8 +3,9 @@
 # CI: about 10 minutes on two cores): `tact train --model cnn --epochs 10`
 # with every default (Adam 1e-3, dropout, batch 100, seed 1), printing the
 # test accuracy after each epoch, then failing unless the last reaches
-# MIN_ACCURACY (default 0.916, the paper-era CNN figure docs/performance.md
-# records). CI keeps a short version: tests/apps/trainer_test.cc,
+# MIN_ACCURACY (default 0.91). Measured in session 12: 0.9165 after epoch
+# 10, 0.9245 at its best (epoch 8); the last epochs swing by +-0.005, so the
+# gate sits below them. CI keeps a short version: tests/apps/trainer_test.cc,
 # TheCnnLearnsFromASubsetToAStatedAccuracy.
 #
 #   scripts/accuracy.sh [EPOCHS] [-- more tact train flags]
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 epochs=10
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then epochs=$1; shift; fi
 if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; fi
-min=${MIN_ACCURACY:-0.916}
+min=${MIN_ACCURACY:-0.91}
 tact=build/apps/tact
 [ -x "$tact" ] || scripts/build.sh > /dev/null
 out=$(mktemp -t tact_accuracy_XXXXXX)

@@ -61,10 +61,16 @@ struct ExecutorBenchResult {
   int nodes = 0;
   double ns_per_node_chain = 0;  // a chain of N scalar Adds, per node, Run included
   double ns_per_node_wide = 0;   // N independent Adds joined by AddN trees, per Add
+  // The wide graph's nodes (each Add has a Const of its own, and the AddN
+  // trees join them), and its Run time per node of it.
+  int wide_graph_nodes = 0;
+  double ns_per_graph_node_wide = 0;
   double run_overhead_us = 0;    // one Run of a one-node graph
   // A WhileLoop of N iterations whose body is one scalar Add (8 nodes an
   // iteration with the loop's own), per iteration, Run included.
   double ns_per_loop_iteration = 0;
+  // Every timed Run of the chain and of the wide graph, per Add, in order.
+  std::vector<double> chain_runs_ns, wide_runs_ns;
 };
 
 // Builds each graph in its own Session and reports median Run times.

@@ -7,8 +7,11 @@
 //   ns_per_loop_iteration  a WhileLoop of N iterations of i = i + 1 (the
 //                      executor with frames: Merge, Less, LoopCond, Switch,
 //                      Identity, Const, Add and NextIteration an iteration)
+//   ns_per_graph_node_wide  the wide graph's Run per node of it (about 2.1
+//                      nodes an Add: its Const, itself, its share of AddN)
 // Each figure is the median of R timed Runs after warm-up, less nothing:
 // the chain and wide figures include the Run overhead, spread over N.
+// chain_runs_ns and wide_runs_ns give the min/median/max over the R Runs.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -22,8 +25,8 @@
 namespace tact::apps {
 namespace {
 
-// Median seconds of one Run fetching `fetch` from the graph of `s`.
-StatusOr<double> TimeRuns(const Scope& s, const std::string& fetch, int reps) {
+// The seconds of each of `reps` Runs fetching `fetch` from the graph of `s`.
+StatusOr<std::vector<double>> TimeRuns(const Scope& s, const std::string& fetch, int reps) {
   TACT_RETURN_IF_ERROR(s.status());
   TACT_ASSIGN_OR_RETURN(GraphDef def, s.ToGraphDef());
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Create());
@@ -35,7 +38,20 @@ StatusOr<double> TimeRuns(const Scope& s, const std::string& fetch, int reps) {
     TACT_RETURN_IF_ERROR(session->Run({}, {fetch}, {}).status());
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  return Median(times);
+  return times;
+}
+
+// Each time as nanoseconds per one of `per` things.
+std::vector<double> NsPer(const std::vector<double>& seconds, int per) {
+  std::vector<double> ns;
+  for (double t : seconds) ns.push_back(t * 1e9 / per);
+  return ns;
+}
+
+nlohmann::ordered_json MinMedianMax(const std::vector<double>& v) {
+  return {{"min", *std::min_element(v.begin(), v.end())},
+          {"median", Median(v)},
+          {"max", *std::max_element(v.begin(), v.end())}};
 }
 
 }  // namespace
@@ -49,8 +65,9 @@ StatusOr<ExecutorBenchResult> BenchExecutor(int nodes, int reps) {
     Output one = Const(s, Tensor::Scalar<float>(1));
     for (int i = 0; i < nodes; ++i) x = Add(s, x, one);
     Identity(s.WithOpName("out"), x);
-    TACT_ASSIGN_OR_RETURN(double t, TimeRuns(s, "out", reps));
-    r.ns_per_node_chain = t * 1e9 / nodes;
+    TACT_ASSIGN_OR_RETURN(std::vector<double> t, TimeRuns(s, "out", reps));
+    r.chain_runs_ns = NsPer(t, nodes);
+    r.ns_per_node_chain = Median(r.chain_runs_ns);
   }
   {
     Scope s = Scope::NewRootScope();
@@ -70,8 +87,11 @@ StatusOr<ExecutorBenchResult> BenchExecutor(int nodes, int reps) {
       layer = std::move(next);
     }
     Identity(s.WithOpName("out"), layer[0]);
-    TACT_ASSIGN_OR_RETURN(double t, TimeRuns(s, "out", reps));
-    r.ns_per_node_wide = t * 1e9 / nodes;
+    TACT_ASSIGN_OR_RETURN(std::vector<double> t, TimeRuns(s, "out", reps));
+    r.wide_runs_ns = NsPer(t, nodes);
+    r.ns_per_node_wide = Median(r.wide_runs_ns);
+    r.wide_graph_nodes = s.graph()->num_nodes();
+    r.ns_per_graph_node_wide = Median(NsPer(t, r.wide_graph_nodes));
   }
   {
     Scope s = Scope::NewRootScope();
@@ -84,14 +104,14 @@ StatusOr<ExecutorBenchResult> BenchExecutor(int nodes, int reps) {
           return std::vector<Output>{Add(b, v[0], 1.0f)};
         });
     if (!loop.empty()) Identity(s.WithOpName("out"), loop[0]);
-    TACT_ASSIGN_OR_RETURN(double t, TimeRuns(s, "out", reps));
-    r.ns_per_loop_iteration = t * 1e9 / nodes;
+    TACT_ASSIGN_OR_RETURN(std::vector<double> t, TimeRuns(s, "out", reps));
+    r.ns_per_loop_iteration = Median(NsPer(t, nodes));
   }
   {
     Scope s = Scope::NewRootScope();
     Const(s.WithOpName("out"), Tensor::Scalar<float>(1));
-    TACT_ASSIGN_OR_RETURN(double t, TimeRuns(s, "out", reps * 10));
-    r.run_overhead_us = t * 1e6;
+    TACT_ASSIGN_OR_RETURN(std::vector<double> t, TimeRuns(s, "out", reps * 10));
+    r.run_overhead_us = Median(t) * 1e6;
   }
   return r;
 }
@@ -119,7 +139,11 @@ void AddBenchExecutor(CLI::App& bench, std::function<int()>& run) {
                                            {"ns_per_node_chain", r->ns_per_node_chain},
                                            {"ns_per_node_wide", r->ns_per_node_wide},
                                            {"run_overhead_us", r->run_overhead_us},
-                                           {"ns_per_loop_iteration", r->ns_per_loop_iteration}};
+                                           {"ns_per_loop_iteration", r->ns_per_loop_iteration},
+                                           {"wide_graph_nodes", r->wide_graph_nodes},
+                                           {"ns_per_graph_node_wide", r->ns_per_graph_node_wide},
+                                           {"chain_runs_ns", MinMedianMax(r->chain_runs_ns)},
+                                           {"wide_runs_ns", MinMedianMax(r->wide_runs_ns)}};
       if (!opts->json) {
         std::printf("executor, %d nodes: chain %.0f ns/node, wide %.0f ns/node, Run %.1f us, "
                     "loop %.0f ns/iteration\n",
