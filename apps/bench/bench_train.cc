@@ -10,6 +10,11 @@
 // is often not its best. At each thread count it also runs with
 // OMP_WAIT_POLICY=PASSIVE and with OPENBLAS_NUM_THREADS=1; pytorch_best is
 // the best of all its runs and pytorch_best_setting says which.
+//
+// tact's images/s also become GFLOP/s, from the training graph's own FLOP
+// count (the static cost model's: MatMul, Conv2D and its backprops, one an
+// element for the rest), beside an FMA loop measured in the same run on
+// the same number of threads: the fraction of the machine's peak reached.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
@@ -17,7 +22,11 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/bench/bench.h"
+#include "apps/bench/fma_peak.h"
+#include "apps/train/train_graph.h"
 #include "apps/train/trainer.h"
+#include "graph/shape_refiner.h"
+#include "placement/cost_model.h"
 
 namespace tact::apps {
 namespace {
@@ -41,6 +50,20 @@ StatusOr<double> TactImagesPerSec(const TrainBenchFlags& f, int threads) {
   opt.cluster.intra_op_threads = threads;
   TACT_ASSIGN_OR_RETURN(TrainResult r, Train(opt));
   return r.images_per_sec;
+}
+
+// FLOPs of one training step per image, counted on the graph.
+StatusOr<double> TrainingFlopsPerImage(const TrainBenchFlags& f) {
+  TrainOptions opt;
+  opt.model.name = f.model;
+  TACT_ASSIGN_OR_RETURN(TrainGraph g, BuildTrainGraph(opt));
+  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, Graph::FromGraphDef(g.def));
+  TACT_RETURN_IF_ERROR(InferShapes(graph.get()));
+  StaticCostOptions count;
+  count.unknown_dim = f.batch;  // the batch is the graph's one unknown dimension
+  double flops = 0;
+  for (const Node* n : graph->nodes()) flops += EstimatedFlops(*n, count);
+  return flops / static_cast<double>(f.batch);
 }
 
 // The environment settings PyTorch runs under at each thread count, by the
@@ -81,6 +104,12 @@ nlohmann::json OrNull(double v) { return v < 0 ? nlohmann::json() : nlohmann::js
 
 int RunTrainBench(const TrainBenchFlags& f) {
   nlohmann::json j = {{"model", f.model}, {"steps", f.steps}, {"batch", f.batch}};
+  StatusOr<double> flops_per_image = TrainingFlopsPerImage(f);
+  if (!flops_per_image.ok()) {
+    std::fprintf(stderr, "tact bench train: %s\n", flops_per_image.status().ToString().c_str());
+    return 1;
+  }
+  j["gflop_per_image"] = *flops_per_image / 1e9;
   double tact_best = 0, torch_best = -1;
   std::string torch_best_setting;
   for (int threads : {1, 2}) {
@@ -92,6 +121,11 @@ int RunTrainBench(const TrainBenchFlags& f) {
     }
     j["tact_images_per_sec_" + t] = *ours;
     tact_best = std::max(tact_best, *ours);
+    const double gflops = *ours * *flops_per_image / 1e9;
+    const double peak = FmaPeakGflops(threads);
+    j["tact_gflops_" + t] = gflops;
+    j["fma_peak_gflops_" + t] = peak;
+    j["tact_fraction_of_peak_" + t] = gflops / peak;
     for (const PeerSetting& s : kPeerSettings) {
       const double theirs = PytorchImagesPerSec(f, threads, s.env);
       j["pytorch_images_per_sec_" + t + s.suffix] = OrNull(theirs);
