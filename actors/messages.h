@@ -43,11 +43,11 @@
 #include <vector>
 
 #include "actors/cluster_spec.h"
-#include "placement/placer.h"
 #include "actors/once_reply.h"
 #include "actors/wire_caf.h"
 #include "graph/graph_def.h"
 #include "kernels/rendezvous.h"
+#include "placement/placer.h"
 
 namespace tact {
 
