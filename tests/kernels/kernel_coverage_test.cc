@@ -3,6 +3,9 @@
 // rather than as a NotFound in the middle of someone's training run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "graph/op_registry.h"
 #include "kernels/kernel_registry.h"
 #include "tests/kernels/kernel_test_util.h"
@@ -110,6 +113,44 @@ TEST(KernelCoverageTest, EveryDeclaredDtypeHasACpuKernel) {
     }
   }
   EXPECT_GT(pairs, 500);  // the walk saw the registry
+}
+
+// Ops whose outputs' shapes no shape function can know from the graph, with
+// the reason. (Tests register ops of their own, named Test*, and skip it.)
+const char* const kUnknownShape[] = {
+    // A queue's elements: the dequeue ops carry only component_types, as
+    // TensorFlow's do; the shapes are the queue's, known when it runs.
+    "QueueDequeue", "QueueDequeueMany", "QueueDequeueUpTo",
+    // An element of a TensorArray: its shape is the array's, not an attr of
+    // the read (TensorFlow reads it from the handle's data; tact's handles
+    // carry none).
+    "TensorArrayRead",
+    // What arrives from another partition: the partitioner runs after shape
+    // inference, on a GraphDef that carries no shapes.
+    "_Recv",
+};
+
+// Every op with outputs has a shape function (shape_fn::Unknown is the
+// default of one that declares none), but for the list above. How precise
+// each is, its own tests check (StridedSlice's masks, Concat, the pools...).
+TEST(KernelCoverageTest, EveryOpHasAShapeFunction) {
+  int walked = 0;
+  for (const std::string& op : OpRegistry::Global()->ListOps()) {
+    if (op.rfind("Test", 0) == 0) continue;
+    const OpDef* def = *OpRegistry::Global()->LookUp(op);
+    if (def->outputs.empty()) continue;
+    ++walked;
+    auto* fn = def->shape_fn.target<Status (*)(InferenceContext*)>();
+    const bool unknown = fn != nullptr && *fn == &shape_fn::Unknown;
+    const bool listed = std::find_if(std::begin(kUnknownShape), std::end(kUnknownShape),
+                                     [&](const char* n) { return op == n; }) != std::end(kUnknownShape);
+    if (listed) {
+      EXPECT_TRUE(unknown) << op << " has a shape function now: take it off the list";
+    } else {
+      EXPECT_FALSE(unknown) << op << " has no shape function: its outputs are always unknown";
+    }
+  }
+  EXPECT_GT(walked, 100);  // the walk saw the registry (134 ops with outputs today)
 }
 
 TEST(KernelCoverageTest, UnfedPlaceholderNamesItself) {
