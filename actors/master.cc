@@ -490,9 +490,8 @@ std::string TaskOf(const std::string& device) {
 // (a Variable's value, a queue's elements) lives on that device. Steps in
 // flight finish on the old partitions; new Runs wait for the new ones.
 // Either way the signature is not measured again.
-void Replan(Self* self, const std::string& key) {
+void Replan(Self* self, const std::string& key, Signature& sig) {
   MasterState& st = self->state;
-  Signature& sig = st.signatures[key];
   sig.replanned = true;
   const CostModel& cost = *st.measured_costs;
   const std::string client = st.options.devices[0].name;
@@ -534,7 +533,7 @@ void CountMeasuredStep(Self* self, const std::string& key, uint64_t generation) 
   Signature* sig = FindSignature(st, key, generation);
   if (sig == nullptr || sig->replanned || sig->unregistered > 0) return;
   if (++sig->measured_steps < st.options.placement_measure_steps) return;
-  Replan(self, key);
+  Replan(self, key, *sig);
 }
 
 void FinishStep(Self* self, WireStepDone& done) {

@@ -97,15 +97,10 @@ class BatchMatMulOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));
     if constexpr (kIs16BitFloat<T>) {
-      StatusOr<Tensor> x32 = WidenToFloat(ctx, x);
-      OP_REQUIRES_OK(ctx, x32.status());
-      StatusOr<Tensor> y32 = WidenToFloat(ctx, y);
-      OP_REQUIRES_OK(ctx, y32.status());
-      Tensor out32;
-      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, out->shape(), &out32));
-      Multiply<float>(ctx, plan, m, n, k, x32->data<float>(), y32->data<float>(),
-                      out32.data<float>());
-      NarrowFromFloat(ctx, out32, out);
+      OP_REQUIRES_OK(ctx, MultiplyInFloat(ctx, x, y, out, [&](const float* x32, const float* y32,
+                                                               float* out32) {
+        Multiply<float>(ctx, plan, m, n, k, x32, y32, out32);
+      }));
     } else {
       Multiply<T>(ctx, plan, m, n, k, x.data<T>(), y.data<T>(), out->data<T>());
     }

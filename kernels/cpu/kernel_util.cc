@@ -49,7 +49,6 @@ void Convert(OpKernelContext* ctx, const From* in, To* out, int64_t n) {
     for (int64_t i = b; i < e; ++i) out[i] = static_cast<To>(in[i]);
   });
 }
-}  // namespace
 
 StatusOr<Tensor> WidenToFloat(OpKernelContext* ctx, const Tensor& t) {
   Tensor f;
@@ -59,18 +58,27 @@ StatusOr<Tensor> WidenToFloat(OpKernelContext* ctx, const Tensor& t) {
   } else if (t.dtype() == DT_BFLOAT16) {
     Convert(ctx, t.data<bfloat16>(), f.data<float>(), t.NumElements());
   } else {
-    return errors::Internal("WidenToFloat takes half or bfloat16, got ",
+    return errors::Internal("MultiplyInFloat takes half or bfloat16, got ",
                             DataTypeString(t.dtype()));
   }
   return f;
 }
+}  // namespace
 
-void NarrowFromFloat(OpKernelContext* ctx, const Tensor& f, Tensor* out) {
+Status MultiplyInFloat(OpKernelContext* ctx, const Tensor& a, const Tensor& b, Tensor* out,
+                       const std::function<void(const float* a, const float* b, float* c)>& multiply) {
+  TACT_ASSIGN_OR_RETURN(Tensor a32, WidenToFloat(ctx, a));
+  TACT_ASSIGN_OR_RETURN(Tensor b32, WidenToFloat(ctx, b));
+  Tensor c32;
+  TACT_RETURN_IF_ERROR(ctx->allocate_temp(DT_FLOAT, out->shape(), &c32));
+  multiply(a32.data<float>(), b32.data<float>(), c32.data<float>());
+  const float* c = c32.data<float>();
   if (out->dtype() == DT_HALF) {
-    Convert(ctx, f.data<float>(), out->data<half>(), out->NumElements());
+    Convert(ctx, c, out->data<half>(), out->NumElements());
   } else {
-    Convert(ctx, f.data<float>(), out->data<bfloat16>(), out->NumElements());
+    Convert(ctx, c, out->data<bfloat16>(), out->NumElements());
   }
+  return Status::OK();
 }
 
 }  // namespace tact

@@ -26,10 +26,10 @@ StatusOr<int> NormalizeAxis(int64_t axis, int rank, const char* what = "axis");
 // InvalidArgument naming `what` for any other dtype or rank.
 StatusOr<std::vector<int64_t>> ReadIntVector(const Tensor& t, const char* what);
 
-// For kernels that compute half and bfloat16 in float (MatMul): a float
-// temp holding the values of `t` (half or bfloat16), and the rounding of a
-// float tensor into `out`, of the same element count.
-StatusOr<Tensor> WidenToFloat(OpKernelContext* ctx, const Tensor& t);
-void NarrowFromFloat(OpKernelContext* ctx, const Tensor& f, Tensor* out);
+// For the products that compute half and bfloat16 in float (MatMul,
+// BatchMatMul): calls multiply(a, b, c) on float copies of `a` and `b` (half
+// or bfloat16) and a float temp of out's shape, then rounds c into `out`.
+Status MultiplyInFloat(OpKernelContext* ctx, const Tensor& a, const Tensor& b, Tensor* out,
+                       const std::function<void(const float* a, const float* b, float* c)>& multiply);
 
 }  // namespace tact

@@ -46,15 +46,10 @@ class MatMulOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
     if constexpr (kIs16BitFloat<T>) {
-      StatusOr<Tensor> a32 = WidenToFloat(ctx, a);
-      OP_REQUIRES_OK(ctx, a32.status());
-      StatusOr<Tensor> b32 = WidenToFloat(ctx, b);
-      OP_REQUIRES_OK(ctx, b32.status());
-      Tensor c32;
-      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, out->shape(), &c32));
-      ParallelGemm<float>(ctx, transpose_a_, transpose_b_, m, n, k, 1.0f, a32->data<float>(),
-                          b32->data<float>(), 0.0f, c32.data<float>());
-      NarrowFromFloat(ctx, c32, out);
+      OP_REQUIRES_OK(ctx, MultiplyInFloat(ctx, a, b, out, [&](const float* a32, const float* b32,
+                                                               float* c32) {
+        ParallelGemm<float>(ctx, transpose_a_, transpose_b_, m, n, k, 1.0f, a32, b32, 0.0f, c32);
+      }));
     } else {
       ParallelGemm<T>(ctx, transpose_a_, transpose_b_, m, n, k, T(1), a.data<T>(), b.data<T>(),
                       T(0), out->data<T>());
