@@ -18,7 +18,10 @@ Status ExecutorGraph::Initialize(std::shared_ptr<const Graph> g, Device* d) {
     NodeItem& item = items[node->id()];
     TACT_ASSIGN_OR_RETURN(item.kernel, CreateOpKernel(device, node->properties()));
     item.is_async = item.kernel->AsAsync() != nullptr;
-    item.expensive = item.kernel->IsExpensive();
+    // A GPU kernel only enqueues its work on the device's stream: running it
+    // inline costs less than handing it to another thread (TensorFlow counts
+    // every GPU kernel inexpensive for the same reason).
+    item.expensive = item.kernel->IsExpensive() && device->device_type() != DEVICE_GPU;
     item.input_start = num_slots;
     item.num_inputs = node->num_inputs();
     num_slots += node->num_inputs();

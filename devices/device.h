@@ -11,6 +11,7 @@
 #include <string>
 
 #include "graph/allocator.h"
+#include "graph/types.h"
 
 namespace Eigen {
 struct ThreadPoolDevice;
@@ -29,6 +30,11 @@ class Device {
   const std::string& name() const { return name_; }
   const std::string& device_type() const { return type_; }
   virtual Allocator* allocator() = 0;
+  // Where a kernel's output or scratch tensor of `dtype` lives: allocator(),
+  // except for the dtypes a device keeps in host memory (a GPU device keeps
+  // int32 shapes and indices, strings and resources on the host, as
+  // TensorFlow does, so that the host side of its kernels reads them).
+  virtual Allocator* allocator_for(DataType /*dtype*/) { return allocator(); }
   // The Eigen device that CPU kernels evaluate expressions on; nullptr for
   // devices that have none.
   virtual Eigen::ThreadPoolDevice* eigen_cpu_device() { return nullptr; }

@@ -1,6 +1,8 @@
 #include "devices/device_factory.h"
 
+#include <algorithm>
 #include <cctype>
+#include <stdexcept>
 #include <mutex>
 
 namespace tact {
@@ -35,6 +37,43 @@ std::vector<std::string> RegisteredDeviceTypes() {
   std::vector<std::string> types;
   for (const auto& [type, f] : r.factories) types.push_back(type);
   return types;
+}
+
+StatusOr<std::map<std::string, int>> ParseDeviceCounts(const std::string& spec) {
+  auto count_of = [&](const std::string& text) -> StatusOr<int> {
+    size_t used = 0;
+    int n = -1;
+    try {
+      n = std::stoi(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || n < 0) {
+      return errors::InvalidArgument("device counts '", spec, "': '", text, "' is not a count >= 0");
+    }
+    return n;
+  };
+  std::map<std::string, int> counts;
+  if (spec.find(':') == std::string::npos) {
+    TACT_ASSIGN_OR_RETURN(counts["CPU"], count_of(spec));
+    return counts;
+  }
+  size_t start = 0;
+  while (start <= spec.size()) {
+    const size_t comma = std::min(spec.find(',', start), spec.size());
+    const std::string part = spec.substr(start, comma - start);
+    const size_t colon = part.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      return errors::InvalidArgument("device counts '", spec, "': '", part, "' is not TYPE:COUNT");
+    }
+    const std::string type = Upper(part.substr(0, colon));
+    if (counts.count(type)) {
+      return errors::InvalidArgument("device counts '", spec, "' name ", type, " twice");
+    }
+    TACT_ASSIGN_OR_RETURN(counts[type], count_of(part.substr(colon + 1)));
+    start = comma + 1;
+  }
+  return counts;
 }
 
 StatusOr<std::vector<std::unique_ptr<Device>>> CreateDevices(

@@ -29,6 +29,11 @@ class DeviceFactory {
 void RegisterDeviceFactory(const std::string& type, std::unique_ptr<DeviceFactory> factory);
 std::vector<std::string> RegisteredDeviceTypes();
 
+// A command line's device counts: "2" (two CPUs, the old form of the
+// flag) or "cpu:1,gpu:1" (types case-insensitive, upper-cased in the
+// result). InvalidArgument naming the part that is wrong.
+StatusOr<std::map<std::string, int>> ParseDeviceCounts(const std::string& spec);
+
 // Devices for every (type, count) of `counts` (types case-insensitive), in
 // type order. NotFound naming the type and the known ones for an unknown
 // type; InvalidArgument for a negative count or threads < 1.

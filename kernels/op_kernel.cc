@@ -44,8 +44,8 @@ Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor*
   if (i < 0 || i >= num_outputs()) {
     return errors::Internal("kernel allocated output ", i, " of ", num_outputs());
   }
-  TACT_ASSIGN_OR_RETURN(outputs_[i], Tensor::Allocate(allocator(),
-                                                      BaseType(op_kernel().output_type(i)), shape));
+  const DataType dtype = BaseType(op_kernel().output_type(i));
+  TACT_ASSIGN_OR_RETURN(outputs_[i], Tensor::Allocate(params_.device->allocator_for(dtype), dtype, shape));
   *out = &outputs_[i];
   return Status::OK();
 }
@@ -66,7 +66,7 @@ void OpKernelContext::set_output(int i, Tensor t) {
 }
 
 Status OpKernelContext::allocate_temp(DataType dtype, const TensorShape& shape, Tensor* out) {
-  TACT_ASSIGN_OR_RETURN(*out, Tensor::Allocate(allocator(), dtype, shape));
+  TACT_ASSIGN_OR_RETURN(*out, Tensor::Allocate(params_.device->allocator_for(dtype), dtype, shape));
   return Status::OK();
 }
 

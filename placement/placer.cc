@@ -40,6 +40,48 @@ int64_t BytesAcrossDevices(int num_node_ids, const Simulation& sim, int words) {
   return total;
 }
 
+// A Variable and the ops colocated with it (its reads, its initializer, its
+// updates) run where the variable lives, every step. The greedy walk would
+// choose that device when it meets the group's first member: often the
+// initializer's Assign, fed by a random op only the CPU has a kernel for,
+// or a read whose consumer is not placed yet. Either would pull the state,
+// and every step's update, away from the device that computes with it. So
+// where the devices are of several types, the state goes with the bulk of
+// the work: to the type on which the nodes that could run on every type
+// would take the least time in sum, by the cost model (on a CPU and a GPU:
+// the GPU, as TensorFlow's placer would by device priority). A state group
+// that cannot go there keeps its feasible devices. With devices of one type
+// nothing changes.
+void KeepStateWithTheWork(const Graph& graph, const DeviceList& devices, const CostModel& cost,
+                          ColocationGroups* groups) {
+  const int types = static_cast<int>(devices.types().size());
+  if (types < 2) return;
+  auto type_mask = [&](int g) {
+    uint32_t mask = 0;
+    device_set::ForEach(groups->Feasible(g), groups->words,
+                        [&](int d) { mask |= uint32_t{1} << devices.type_of(d); });
+    return mask;
+  };
+  const uint32_t all_types = types >= 32 ? ~uint32_t{0} : (uint32_t{1} << types) - 1;
+  std::vector<double> seconds(types, 0.0);
+  std::vector<char> holds_state(groups->num_groups, 0);
+  for (const Node* n : graph.nodes()) {
+    const int g = groups->group_of[n->id()];
+    if (g < 0) continue;
+    holds_state[g] |= n->op() == "Variable" || n->op() == "VariableV2";
+    if (type_mask(g) != all_types) continue;
+    for (int t = 0; t < types; ++t) seconds[t] += cost.ExecutionSeconds(*n, devices.types()[t]);
+  }
+  const int best = static_cast<int>(std::min_element(seconds.begin(), seconds.end()) - seconds.begin());
+  for (int g = 0; g < groups->num_groups; ++g) {
+    if (!holds_state[g] || groups->assigned[g] >= 0 || !(type_mask(g) >> best & 1)) continue;
+    uint64_t* feasible = &groups->feasible[size_t(g) * groups->words];
+    device_set::ForEach(feasible, groups->words, [&](int d) {
+      if (devices.type_of(d) != best) feasible[d / 64] &= ~(uint64_t{1} << (d % 64));
+    });
+  }
+}
+
 }  // namespace
 
 StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& device_names,
@@ -57,6 +99,7 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
   TACT_ASSIGN_OR_RETURN(
       ColocationGroups groups,
       BuildColocationGroups(*graph, flat, devices, options.allow_soft_placement));
+  if (options.strategy == PlacementStrategy::kGreedy) KeepStateWithTheWork(*graph, devices, *cost, &groups);
   const std::vector<int> order = flat.TopologicalOrder();
   if (static_cast<int>(order.size()) != flat.num_live()) {
     return graph->TopologicalOrder().status();  // names the nodes of the cycle

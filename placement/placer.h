@@ -30,6 +30,11 @@
 //    first consumer is reached, where that consumer would go, and simulated
 //    just before it; alone it would take whichever device is idle at time
 //    0 and its consumers would pay a transfer the greedy choice never saw.
+//    Where the devices are of several types (CPU and GPU), a group holding
+//    a Variable goes to the type on which the graph's work would take the
+//    least time (when it has kernels there): the state stays with the
+//    work that reads and updates it every step, not with the one-off
+//    initializer the walk may meet first.
 //
 // Cost: O(nodes * feasible devices * log(idle gaps of a device) + edges),
 // plus the gaps too short for a node that its search walks past, after one

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli/commands.h"
+#include "devices/device_factory.h"
 #include "apps/cluster/local_cluster.h"
 #include "apps/train/trainer.h"
 
@@ -22,6 +23,7 @@ namespace {
 struct TrainFlags {
   TrainOptions options;
   std::string mode = "sync";
+  std::string devices = "1";
   bool json = false;
 };
 
@@ -48,6 +50,19 @@ int RunTrain(TrainFlags flags) {
     return 1;
   }
   opt.cluster.sync = flags.mode == "sync";
+  StatusOr<std::map<std::string, int>> devices = ParseDeviceCounts(flags.devices);
+  if (devices.ok()) {
+    for (const auto& [type, count] : *devices) {
+      if (type != "CPU" && type != "GPU") devices = errors::InvalidArgument("no device type '", type, "'");
+    }
+  }
+  if (!devices.ok()) {
+    std::fprintf(stderr, "tact train: --devices: %s\n", devices.status().message().c_str());
+    return 1;
+  }
+  // A process always has a CPU, for the ops no other device has kernels for.
+  opt.cluster.devices = devices->count("CPU") ? devices->at("CPU") : 1;
+  opt.cluster.gpus = devices->count("GPU") ? devices->at("GPU") : 0;
   if (opt.cluster.workers > 0 && opt.cluster.ps < 1) opt.cluster.ps = 1;
   opt.cluster.worker_binary = CurrentExecutable();
   if (isatty(STDERR_FILENO)) opt.on_step = PrintProgress;
@@ -109,7 +124,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--lr", o.model.learning_rate, "the optimizer's learning rate");
   cmd->add_option("--seed", o.model.seed, "initial values, shuffling and dropout");
   cmd->add_option("--threads", o.cluster.intra_op_threads, "threads of each device's compute pool");
-  cmd->add_option("--devices", o.cluster.devices, "CPU devices to place the graph on");
+  cmd->add_option("--devices", flags->devices,
+                  "devices to place the graph on: N CPUs, or cpu:N,gpu:M (GPUs where CUDA finds them)");
   cmd->add_option("--max-steps", o.data.max_steps, "stop after this many steps (0: all)");
   cmd->add_option("--train-limit", o.data.train_limit, "use only the first N training images");
   cmd->add_option("--test-limit", o.data.test_limit, "use only the first N test images");

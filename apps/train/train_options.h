@@ -53,8 +53,11 @@ struct DataOptions {
 // Where it runs.
 struct ClusterOptions {
   int intra_op_threads = 2;
-  // CPU devices of the session; the placer spreads the graph over them.
+  // CPU and GPU devices of the session; the placer spreads the graph over
+  // them. A session asking for more GPUs than CUDA finds fails, naming the
+  // counts. (The cluster modes run on each task's one CPU device.)
   int devices = 1;
+  int gpus = 0;
   // Data-parallel training on a cluster (paper 7): with workers > 0, one
   // model replica per worker task, each on its share of every batch, and
   // the variables on the ps tasks (apps/train/replicated_graph.h). Sync

@@ -125,6 +125,7 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
   so.supervision.checkpoint = opt.supervision.checkpoint;
   so.intra_op_threads = opt.cluster.intra_op_threads;
   so.device_count = {{"CPU", opt.cluster.devices}};
+  if (opt.cluster.gpus > 0) so.device_count["GPU"] = opt.cluster.gpus;
   if (opt.cluster.workers <= 0 && opt.cluster.cluster_file.empty()) {
     TACT_ASSIGN_OR_RETURN(TrainGraph g, BuildTrainGraph(opt));
     p.graph = OneTower(std::move(g));

@@ -126,6 +126,10 @@ REGISTER_KERNEL_BUILDER(Name("BroadcastGradientArgs").Device(DEVICE_CPU).TypeCon
                         BroadcastGradientArgsOp<int32_t>);
 REGISTER_KERNEL_BUILDER(Name("BroadcastGradientArgs").Device(DEVICE_CPU).TypeConstraint<int64_t>("T"),
                         BroadcastGradientArgsOp<int64_t>);
+// Shape arithmetic in int32, which a GPU device keeps in host memory: the
+// same host code serves it there.
+REGISTER_KERNEL_BUILDER(Name("BroadcastGradientArgs").Device(DEVICE_GPU).TypeConstraint<int32_t>("T"),
+                        BroadcastGradientArgsOp<int32_t>);
 
 }  // namespace
 }  // namespace tact

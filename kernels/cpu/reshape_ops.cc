@@ -123,6 +123,12 @@ class SqueezeOp : public OpKernel {
 REGISTER_KERNEL_BUILDER(Name("Reshape").Device(DEVICE_CPU), ReshapeOp);
 REGISTER_KERNEL_BUILDER(Name("ExpandDims").Device(DEVICE_CPU), ExpandDimsOp);
 REGISTER_KERNEL_BUILDER(Name("Squeeze").Device(DEVICE_CPU), SqueezeOp);
+// On a GPU device the data stays where it is (these only re-shape its
+// buffer) and the shape or dim argument, int32, is in host memory
+// (gpu::KeptInHostMemory), which this host code reads.
+REGISTER_KERNEL_BUILDER(Name("Reshape").Device(DEVICE_GPU).TypeConstraint<int32_t>("Tshape"), ReshapeOp);
+REGISTER_KERNEL_BUILDER(Name("ExpandDims").Device(DEVICE_GPU).TypeConstraint<int32_t>("Tdim"), ExpandDimsOp);
+REGISTER_KERNEL_BUILDER(Name("Squeeze").Device(DEVICE_GPU), SqueezeOp);
 
 }  // namespace
 }  // namespace tact

@@ -4,36 +4,10 @@
 // one process the tensor travels by reference: no byte is copied.
 #include "kernels/kernel_registry.h"
 #include "kernels/rendezvous.h"
+#include "kernels/sendrecv_keys.h"
 
 namespace tact {
 namespace {
-
-std::string KeyFromAttrs(OpKernelConstruction* ctx) {
-  std::string name, send, recv;
-  int64_t incarnation = 0;
-  Status s = ctx->GetAttr("tensor_name", &name);
-  if (s.ok()) s = ctx->GetAttr("send_device", &send);
-  if (s.ok()) s = ctx->GetAttr("recv_device", &recv);
-  if (s.ok()) s = ctx->GetAttr("send_device_incarnation", &incarnation);
-  if (!s.ok()) ctx->CtxFailure(s);
-  return RendezvousKey(send, static_cast<uint64_t>(incarnation), recv, name);
-}
-
-// False (and the kernel done, failed) when the step has no rendezvous.
-bool HasRendezvous(OpKernelContext* ctx, const AsyncOpKernel::DoneCallback& done) {
-  if (ctx->rendezvous() != nullptr) return true;
-  ctx->CtxFailure(errors::FailedPrecondition("the step has no rendezvous for _Send/_Recv"));
-  done();
-  return false;
-}
-
-// The key of this kernel's transfer: `key` itself (the usual case, not
-// copied), or inside a loop `key` with its iteration's tag, in `scratch`.
-const std::string& StepKey(OpKernelContext* ctx, const std::string& key, std::string* scratch) {
-  if (ctx->frame_iter() == nullptr) return key;
-  *scratch = key + *ctx->frame_iter();
-  return *scratch;
-}
 
 // A _Send whose input is dead (control flow: the branch a Switch did not
 // take) sends an empty tensor, which its _Recv takes for dead.

@@ -57,6 +57,11 @@ class RankOp : public OpKernel {
 REGISTER_KERNEL_BUILDER(Name("Shape").Device(DEVICE_CPU), ShapeOp);
 REGISTER_KERNEL_BUILDER(Name("Size").Device(DEVICE_CPU), SizeOp);
 REGISTER_KERNEL_BUILDER(Name("Rank").Device(DEVICE_CPU), RankOp);
+// On a GPU device: they read only shapes, and an int32 result lives in host
+// memory there (gpu::KeptInHostMemory), where this host code writes it.
+REGISTER_KERNEL_BUILDER(Name("Shape").Device(DEVICE_GPU).TypeConstraint<int32_t>("out_type"), ShapeOp);
+REGISTER_KERNEL_BUILDER(Name("Size").Device(DEVICE_GPU).TypeConstraint<int32_t>("out_type"), SizeOp);
+REGISTER_KERNEL_BUILDER(Name("Rank").Device(DEVICE_GPU), RankOp);
 
 }  // namespace
 }  // namespace tact

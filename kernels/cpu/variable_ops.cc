@@ -124,6 +124,11 @@ class IsVariableInitializedOp : public OpKernel {
 
 REGISTER_KERNEL_BUILDER(Name("Variable").Device(DEVICE_CPU), VariableOp);
 REGISTER_KERNEL_BUILDER(Name("Assign").Device(DEVICE_CPU), AssignOp);
+// A variable on a GPU device holds a tensor in device memory: Variable only
+// hands out its (host) reference and Assign takes the value's buffer, so
+// neither touches the bytes.
+REGISTER_KERNEL_BUILDER(Name("Variable").Device(DEVICE_GPU), VariableOp);
+REGISTER_KERNEL_BUILDER(Name("Assign").Device(DEVICE_GPU), AssignOp);
 REGISTER_KERNEL_BUILDER(Name("IsVariableInitialized").Device(DEVICE_CPU), IsVariableInitializedOp);
 // The types of AssignAdd's declaration (graph/ops/state_ops.cc).
 #define TACT_REGISTER_ASSIGN_UPDATE(T, ...)                                              \

@@ -52,6 +52,22 @@ TEST(TactTrainTest, PrintsOneJsonLineLast) {
   EXPECT_GT(j["images_per_sec"].get<double>(), 0);
 }
 
+TEST(TactTrainTest, BadDeviceCountsExitOneNamingThePart) {
+  for (const char* bad : {"cpu:x", "tpu:1", "cpu:1,cpu:2"}) {
+    Result r = RunTactTrain(std::string("--max-steps 1 --devices ") + bad);
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("--devices"), std::string::npos) << r.out;
+  }
+}
+
+// On a machine without a GPU (or a build without CUDA) asking for one fails
+// at once with a message that says so, before any data is read.
+TEST(TactTrainTest, AGpuThatIsNotThereExitsOneSayingSo) {
+  Result r = RunTactTrain("--max-steps 1 --devices cpu:1,gpu:8");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("GPU"), std::string::npos) << r.out;
+}
+
 TEST(TactTrainTest, AMissingDataDirectoryExitsOneNamingIt) {
   Result r = RunTactTrain("--data /nonexistent/fmnist");
   EXPECT_EQ(r.status, 1) << r.out;

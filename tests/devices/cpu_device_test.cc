@@ -50,5 +50,17 @@ TEST(DeviceFactoryTest, UnknownTypesAndBadCountsAreErrors) {
   EXPECT_EQ(CreateDevices({{"cpu", 1}}, "/job:a", 0).status().code(), Code::kInvalidArgument);
 }
 
+TEST(DeviceFactoryTest, DeviceCountsFromACommandLine) {
+  using Counts = std::map<std::string, int>;
+  EXPECT_EQ(*ParseDeviceCounts("3"), (Counts{{"CPU", 3}}));
+  EXPECT_EQ(*ParseDeviceCounts("cpu:1,gpu:2"), (Counts{{"CPU", 1}, {"GPU", 2}}));
+  EXPECT_EQ(*ParseDeviceCounts("GPU:0"), (Counts{{"GPU", 0}}));
+  for (const char* bad : {"", "x", "-1", "2x", "cpu:", ":1", "cpu:1,", "cpu:1,cpu:2", "cpu:1;gpu:1", "gpu:-1"}) {
+    auto c = ParseDeviceCounts(bad);
+    EXPECT_EQ(c.status().code(), Code::kInvalidArgument) << bad;
+    EXPECT_NE(c.status().message().find(std::string("'") + bad + "'"), std::string::npos) << c.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace tact

@@ -1,11 +1,12 @@
 // GPU tests: they run when a CUDA device is present and skip otherwise.
+#include "kernels/gpu/gpu_matmul.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
 #include "kernels/gpu/gpu_info.h"
-#include "kernels/gpu/gpu_matmul.h"
 
 namespace tact {
 namespace {

@@ -20,6 +20,11 @@ Device* CpuTestDevice(int threads) {
 
 StatusOr<std::vector<Tensor>> RunOp(const std::string& op_name, const std::vector<Tensor>& inputs,
                                     AttrMap attrs, int threads) {
+  return RunOpOn(CpuTestDevice(threads), op_name, inputs, std::move(attrs));
+}
+
+StatusOr<std::vector<Tensor>> RunOpOn(Device* device, const std::string& op_name,
+                                      const std::vector<Tensor>& inputs, AttrMap attrs) {
   TACT_ASSIGN_OR_RETURN(const OpDef* op, OpRegistry::Global()->LookUp(op_name));
   // Group the inputs by arg: a lone list arg takes whatever the others leave.
   int list_args = 0;
@@ -52,7 +57,6 @@ StatusOr<std::vector<Tensor>> RunOp(const std::string& op_name, const std::vecto
                                      DataTypeString(inputs[i].dtype()));
     }
   }
-  Device* device = CpuTestDevice(threads);
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, CreateOpKernel(device, props));
   OpKernelContext::Params params;
   params.device = device;

@@ -25,6 +25,11 @@ Device* CpuTestDevice(int threads = 2);
 // the kernel lookup or the kernel come back as a Status.
 StatusOr<std::vector<Tensor>> RunOp(const std::string& op, const std::vector<Tensor>& inputs,
                                     AttrMap attrs = {}, int threads = 2);
+// The same on `device`, whose kernel for the op is used; `inputs` must be
+// where that device's kernel reads them (tests/gpu/gpu_test_util.h moves
+// them for a GPU).
+StatusOr<std::vector<Tensor>> RunOpOn(Device* device, const std::string& op,
+                                      const std::vector<Tensor>& inputs, AttrMap attrs = {});
 
 // Uniform in [lo, hi) from `seed`, with values in (-0.05, 0.05) pushed
 // away from zero so that no input is accidentally trivial.
