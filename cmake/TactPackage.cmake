@@ -22,7 +22,7 @@ include(CMakePackageConfigHelpers)
 set(_tact_package_archives tact_schemas tact_graph tact_devices tact_kernels tact_placement
     tact_checkpoint tact_checkpoint_kernels tact_actors_impl tact_cluster tact_train)
 if(TACT_HAVE_CUDA)
-  list(APPEND _tact_package_archives tact_gpu)
+  list(APPEND _tact_package_archives tact_gpu_device tact_gpu)
 endif()
 add_library(tact_shared SHARED ${PROJECT_SOURCE_DIR}/cmake/package/version.cc)
 set_target_properties(tact_shared PROPERTIES OUTPUT_NAME tact VERSION ${PROJECT_VERSION}

@@ -37,6 +37,8 @@ struct MatmulBenchOptions {
   bool transpose_a = false, transpose_b = false;
   int runs = 10;  // each a kernel phase and a direct phase
   int reps = 9;   // timed calls per phase (its median is the run's figure)
+  std::string device = "cpu";  // or "gpu": BenchMatmulGpu
+  std::string dtype = "float";  // on the GPU also "bfloat16"
 };
 
 struct MatmulBenchResult {
@@ -53,6 +55,11 @@ struct MatmulBenchResult {
 // `threads` (process-wide) during the direct phases only. Internal if the
 // two results differ.
 StatusOr<MatmulBenchResult> BenchMatmul(const MatmulBenchOptions& options);
+// The same on GPU 0 (bench_matmul_gpu.cc): the MatMul GPU kernel through
+// OpKernel::Compute beside a direct cublasGemmEx of the same shapes and
+// types on the same stream; blas_direct_gflops holds cuBLAS's figures.
+// Unavailable without a GPU, or in a build without CUDA.
+StatusOr<MatmulBenchResult> BenchMatmulGpu(const MatmulBenchOptions& options);
 
 // `tact bench executor --nodes N [--reps R] [--json]`.
 void AddBenchExecutor(CLI::App& bench, std::function<int()>& run);

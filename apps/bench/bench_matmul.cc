@@ -163,31 +163,44 @@ void AddBenchMatmul(CLI::App& bench, std::function<int()>& run) {
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--reps", opts->reps, "timed calls per phase (median taken)")
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--device", opts->device, "cpu, or gpu (beside cublasGemmEx)")
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  cmd->add_option("--dtype", opts->dtype, "float, or on the GPU bfloat16")
+      ->check(CLI::IsMember({"float", "bfloat16"}));
   cmd->add_flag("--json", *json, "print only the JSON line");
   cmd->callback([opts, json, &run] {
     run = [opts, json] {
-      StatusOr<MatmulBenchResult> r = BenchMatmul(*opts);
+      const bool gpu = opts->device == "gpu";
+      if (!gpu && opts->dtype != "float") {
+        std::fprintf(stderr, "tact bench matmul: --dtype %s needs --device gpu\n", opts->dtype.c_str());
+        return 1;
+      }
+      StatusOr<MatmulBenchResult> r = gpu ? BenchMatmulGpu(*opts) : BenchMatmul(*opts);
       if (!r.ok()) {
         std::fprintf(stderr, "tact bench matmul: %s\n", r.status().ToString().c_str());
         return 1;
       }
+      const char* peer = gpu ? "cublas_direct_gflops" : "blas_direct_gflops";
       const nlohmann::ordered_json line = {
+          {"device", opts->device},
+          {"dtype", opts->dtype},
           {"n", opts->n},
           {"threads", opts->threads},
           {"transpose_a", opts->transpose_a},
           {"transpose_b", opts->transpose_b},
           {"gflops", Median(r->gflops)},
-          {"blas_direct_gflops", Median(r->blas_direct_gflops)},
+          {peer, Median(r->blas_direct_gflops)},
           {"kernel_over_direct", Spread(r->ratio)},
           {"kernel_gflops", Spread(r->gflops)},
           {"direct_gflops", Spread(r->blas_direct_gflops)}};
       if (!*json) {
         const double worst = *std::min_element(r->ratio.begin(), r->ratio.end());
-        std::printf("matmul n=%lld threads=%d%s%s: kernel %.1f GFLOP/s, cblas_sgemm %.1f GFLOP/s "
+        std::printf("matmul %s %s n=%lld threads=%d%s%s: kernel %.1f GFLOP/s, %s %.1f GFLOP/s "
                     "(kernel/direct median %.3f, worst run %.3f)\n",
-                    static_cast<long long>(opts->n), opts->threads,
+                    opts->device.c_str(), opts->dtype.c_str(), static_cast<long long>(opts->n), opts->threads,
                     opts->transpose_a ? " A^T" : "", opts->transpose_b ? " B^T" : "",
-                    Median(r->gflops), Median(r->blas_direct_gflops), Median(r->ratio), worst);
+                    Median(r->gflops), gpu ? "cublasGemmEx" : "cblas_sgemm", Median(r->blas_direct_gflops),
+                    Median(r->ratio), worst);
       }
       std::printf("%s\n", line.dump().c_str());
       return 0;

@@ -38,9 +38,10 @@ struct TrainBenchFlags {
   int64_t batch = 100;
   std::string python = "/usr/bin/python3";
   bool json = true;
+  int gpus = 0;  // > 0: also train with the GPUs beside one CPU device
 };
 
-StatusOr<double> TactImagesPerSec(const TrainBenchFlags& f, int threads) {
+StatusOr<double> TactImagesPerSec(const TrainBenchFlags& f, int threads, int gpus = 0) {
   TrainOptions opt;
   opt.model.name = f.model;
   opt.data.dir = f.data;
@@ -48,6 +49,7 @@ StatusOr<double> TactImagesPerSec(const TrainBenchFlags& f, int threads) {
   opt.data.max_steps = f.steps;
   opt.data.test_limit = 1000;  // evaluation is not timed; keep it short
   opt.cluster.intra_op_threads = threads;
+  opt.cluster.gpus = gpus;
   TACT_ASSIGN_OR_RETURN(TrainResult r, Train(opt));
   return r.images_per_sec;
 }
@@ -137,6 +139,17 @@ int RunTrainBench(const TrainBenchFlags& f) {
       if (theirs < 0) break;
     }
   }
+  if (f.gpus > 0) {
+    // The yardstick: the GPU step against the 2-thread CPU step.
+    StatusOr<double> gpu = TactImagesPerSec(f, 2, f.gpus);
+    if (!gpu.ok()) {
+      std::fprintf(stderr, "tact bench train: with %d GPU(s): %s\n", f.gpus, gpu.status().ToString().c_str());
+      return 1;
+    }
+    j["gpus"] = f.gpus;
+    j["tact_images_per_sec_gpu"] = *gpu;
+    j["gpu_over_cpu_2t"] = *gpu / j["tact_images_per_sec_2t"].get<double>();
+  }
   j["tact_best"] = tact_best;
   j["pytorch_best"] = OrNull(torch_best);
   j["pytorch_best_setting"] = torch_best < 0 ? nlohmann::json() : nlohmann::json(torch_best_setting);
@@ -155,6 +168,8 @@ void AddBenchTrain(CLI::App& bench, std::function<int()>& run) {
   cmd->add_option("--steps", f->steps, "timed steps per measurement");
   cmd->add_option("--batch", f->batch, "images per step");
   cmd->add_option("--python", f->python, "the interpreter that runs the PyTorch peer");
+  cmd->add_option("--gpus", f->gpus, "also train on this many GPUs (beside one CPU device)")
+      ->check(CLI::Range(0, 64));
   cmd->add_flag("--json", f->json, "the output is always one JSON line; accepted for symmetry");
   cmd->callback([f, &run] { run = [f] { return RunTrainBench(*f); }; });
 }
