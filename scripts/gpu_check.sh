@@ -10,7 +10,9 @@
 #
 #   scripts/gpu_check.sh              build into build-gpu/, then check
 #   scripts/gpu_check.sh --no-build   check with the binaries already in build-gpu/
-# TACT_GPU_BUILD names another build folder.
+# TACT_GPU_BUILD names another build folder, TACT_DATA the Fashion-MNIST
+# files' folder. On a GPU machine without tact's packages, run it on a
+# bundle made here (scripts/gpu_bundle.sh says how).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${TACT_GPU_BUILD:-build-gpu}
@@ -48,4 +50,5 @@ for dtype in float bfloat16; do
   done
 done
 # The PyTorch peer is a CPU one (Debian's python3-torch): left out here.
-"$build/apps/tact" bench train --model cnn --gpus 1 --steps 200 --python /nonexistent
+"$build/apps/tact" bench train --model cnn --gpus 1 --steps 200 --python /nonexistent \
+  --data "${TACT_DATA:-/usr/share/datasets/fashion-mnist}"
