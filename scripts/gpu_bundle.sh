@@ -9,6 +9,7 @@
 #   fashion-mnist/    the data set, for the training benchmark.
 # On the GPU machine, from the repository's root:
 #   mkdir -p /tmp/tact-gpu && tar -xJf .gpu_bundle/tact-gpu.tar.xz -C /tmp/tact-gpu
+#   (with CUDA's and cuDNN's folders on LD_LIBRARY_PATH too: docs/gpu.md)
 #   LD_LIBRARY_PATH=/tmp/tact-gpu/lib TACT_GPU_BUILD=/tmp/tact-gpu \
 #     TACT_DATA=.gpu_bundle/fashion-mnist scripts/gpu_check.sh --no-build
 # TACT_GPU_BUILD here names the build to pack (default: build, whose CUDA
