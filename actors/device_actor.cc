@@ -79,7 +79,7 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
   return {
       // Building kernels is quick next to a step and happens once per
       // partition, so it runs here rather than on the device's threads.
-      [self](WireRegisterPartition& reg) -> caf::result<caf::actor> {
+      [self](WireRegisterPartition& reg) -> caf::result<WirePartitionRegistered> {
         StatusOr<std::shared_ptr<const Executor>> ex = BuildPartition(self->state, reg);
         if (!ex.ok()) return ToCafError(ex.status());
         // Its Send and Recv endpoints, before any step can use them.
@@ -91,8 +91,26 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
         caf::actor p = SpawnPartition(self, partition);
         self->state.partitions.emplace(handle, p);
         if (self->state.steps != nullptr) self->state.steps->AddPartition(handle, std::move(partition));
-        return p;
+        return WirePartitionRegistered{handle, self->state.device->name(), std::any(p)};
       },
+      // A master in another process has no handle on the partition actor:
+      // without a link to the task it sends steps here, by partition handle.
+      // Delegated, so the partition answers the master itself.
+      [self](WireRunStep& step) {
+        auto it = self->state.partitions.find(step.handle);
+        if (it != self->state.partitions.end()) {
+          self->delegate(it->second, std::move(step));
+          return;
+        }
+        WireStepDone done;
+        done.step_id = step.step_id;
+        done.handle = step.handle;
+        done.status = errors::NotFound("device ", self->state.device->name(), " has no partition '",
+                                       step.handle, "'");
+        caf::anon_send(caf::actor_cast<caf::actor>(self->current_sender()), std::move(done));
+      },
+      // An abort is for a step, whichever of the device's partitions run it.
+      [self](const WireAbortStep& abort) { self->state.rendezvous->Abort(abort.step_id, abort.status); },
       [self](WireHealthPing& ping) {
         ping.incarnation = self->state.incarnation;
         return ping;

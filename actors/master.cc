@@ -82,6 +82,15 @@ const DeviceEndpoint* Endpoint(const MasterState& st, const std::string& device)
   return nullptr;
 }
 
+// Where a step's message goes through CAF: the partition actor when it is
+// in this process, else the actor of its device's task or device, which
+// hands it on by partition handle (the registration's answer, a
+// PartitionRegistered, carries no handle on an actor in another process).
+caf::actor PartitionOrDevice(const RegisteredPartition& p, const DeviceEndpoint* endpoint) {
+  if (p.actor || endpoint == nullptr) return p.actor;
+  return endpoint->actor;
+}
+
 // Sends a RunStep or AbortStep for d's task on its link (a RunStep told
 // to answer on this master's), opening the link first if need be; false,
 // and nothing sent, when the task has none (actors/step_link.h). A task
@@ -169,7 +178,7 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const std::string& key
       }
     }
     if (endpoint == nullptr || !SendStepMessage(self, *endpoint, step_id, kRunStepKey, run)) {
-      self->send(p.actor, std::move(run));
+      self->send(PartitionOrDevice(p, endpoint), std::move(run));
     }
   }
   PendingStep& step = st.pending[step_id];
@@ -194,7 +203,7 @@ void AbortStep(Self* self, int64_t step_id, const Status& status) {
     const WireAbortStep abort{step_id, status};
     // On the link its RunStep took, so that it cannot overtake it.
     if (endpoint == nullptr || !SendStepMessage(self, *endpoint, step_id, kAbortStepKey, abort)) {
-      self->send(p.actor, abort);
+      self->send(PartitionOrDevice(p, endpoint), abort);
     }
   }
 }
@@ -298,11 +307,15 @@ void RegisterPartitions(Self* self, const std::string& key, SubgraphSpec spec,
     const int64_t linked_step = reg.linked_step;
     self->request(endpoint->actor, kRegisterTimeout, std::move(reg))
         .then(
-            [self, key, generation, i, linked_step](caf::actor partition) {
+            [self, key, generation, i, linked_step](WirePartitionRegistered& registered) {
               self->state.linked_registrations.erase(linked_step);
               Signature* s = FindSignature(self->state, key, generation);
               if (s == nullptr) return;  // another partition failed, or its task was lost
-              s->partitions[i].actor = std::move(partition);
+              // Empty when the partition is in another process: steps then
+              // go by its task's link, or through its device actor.
+              if (auto* actor = std::any_cast<caf::actor>(&registered.local_partition)) {
+                s->partitions[i].actor = std::move(*actor);
+              }
               if (--s->unregistered > 0) return;
               for (auto& call : std::exchange(s->waiting, {})) StartStep(self, std::move(call), key, *s);
             },

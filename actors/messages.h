@@ -4,7 +4,8 @@
 //   client --RunCall--> master --RunStep, AbortStep--> partition --StepDone--> master
 //                          |                              ^
 //                          +--RegisterPartition--> device actor (spawns partitions
-//                          |                          and their endpoints)
+//                          |                          and their endpoints; answers
+//                          |                          PartitionRegistered)
 //                          +--task lost / back--> supervisor --restart--> master
 //
 //   _Send kernel --SendCall--> Send endpoint --WireRendezvousTensor--> Recv endpoint
@@ -27,9 +28,9 @@
 // (actors/wire_counts.h); tests/distributed/wire_types_test.cc checks a
 // two-process step's messages with it.
 //
-// Not Cap'n Proto yet between processes: a registration's answer (the
-// partition actor's handle), failures answered as CAF errors, and CAF's
-// own system messages.
+// A registration is answered with a PartitionRegistered, and a failed
+// request with a CAF error whose payload is a Failure: both Cap'n Proto
+// between processes. Not Cap'n Proto: CAF's own system messages.
 //
 // Include only from actors/*.cc: it pulls in CAF.
 #pragma once

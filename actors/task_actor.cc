@@ -90,7 +90,7 @@ namespace {
 // registration timeout, so that the error it sees is this one.
 constexpr auto kLinkedTimeout = std::chrono::seconds(45);
 
-// The device actor's answer: the partition actor, or why not.
+// The device actor's answer: a PartitionRegistered, or why not.
 void RegisterNow(TaskSelf* self, WireRegisterPartition& reg, caf::response_promise promise) {
   TaskActorConfig& st = self->state;
   auto device = st.devices.find(reg.device);
@@ -110,6 +110,9 @@ void RegisterNow(TaskSelf* self, WireRegisterPartition& reg, caf::response_promi
       return;
     }
   }
+  // For the steps a master without a link sends here (a failed registration
+  // leaves an entry that no step uses).
+  self->state.partition_devices[reg.handle] = device->second;
   promise.delegate(device->second, std::move(reg));
 }
 
@@ -277,6 +280,22 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
         ping.incarnation = self->state.incarnation;
         return ping;
       },
+      // Steps of a master that has no link to this task (a TLS cluster, or
+      // a link that failed): to the partition's device actor, whose
+      // partition answers the master itself.
+      [self](WireRunStep& step) {
+        auto it = self->state.partition_devices.find(step.handle);
+        if (it != self->state.partition_devices.end()) {
+          self->delegate(it->second, std::move(step));
+          return;
+        }
+        WireStepDone done;
+        done.step_id = step.step_id;
+        done.handle = step.handle;
+        done.status = errors::NotFound("task ", self->state.task, " has no partition '", step.handle, "'");
+        caf::anon_send(caf::actor_cast<caf::actor>(self->current_sender()), std::move(done));
+      },
+      [self](const WireAbortStep& abort) { self->state.rendezvous->Abort(abort.step_id, abort.status); },
   };
 }
 

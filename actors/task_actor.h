@@ -72,6 +72,9 @@ struct TaskActorConfig {
   std::shared_ptr<PeerTable> peers;
   std::shared_ptr<RendezvousMgr> rendezvous;
   uint16_t link_port = 0;  // of this task's tensor links; 0: none
+  // Filled as partitions register: their device actors, by partition
+  // handle, for steps that come through CAF rather than on a link.
+  std::map<std::string, caf::actor> partition_devices;
 };
 
 caf::actor SpawnTaskActor(caf::actor_system& system, TaskActorConfig config);

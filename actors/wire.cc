@@ -212,6 +212,38 @@ Status Decode(std::string_view bytes, WireRendezvousTensor* m) {
   });
 }
 
+StatusOr<std::string> Encode(const WirePartitionRegistered& m) {
+  return Build<schema::PartitionRegistered>("PartitionRegistered", [&](auto out) {
+    out.setHandle(m.handle);
+    out.setDevice(m.device);
+    return Status::OK();
+  });
+}
+
+Status Decode(std::string_view bytes, WirePartitionRegistered* m) {
+  return Parse<schema::PartitionRegistered>(bytes, "PartitionRegistered", [&](auto in, size_t) {
+    m->handle = in.getHandle();
+    m->device = in.getDevice();
+    m->local_partition.reset();
+    return Status::OK();
+  });
+}
+
+StatusOr<std::string> Encode(const WireFailure& m) {
+  return Build<schema::Failure>("Failure", [&](auto out) {
+    StatusToProto(m.status, out.initStatus());
+    return Status::OK();
+  });
+}
+
+Status Decode(std::string_view bytes, WireFailure* m) {
+  return Parse<schema::Failure>(bytes, "Failure", [&](auto in, size_t) {
+    TACT_RETURN_IF_ERROR(StatusFromProto(in.getStatus(), &m->status));
+    if (m->status.ok()) return errors::InvalidArgument("a Failure must carry an error, not OK");
+    return Status::OK();
+  });
+}
+
 StatusOr<std::string> Encode(const WireAbortStep& m) {
   return Build<schema::AbortStep>("AbortStep", [&](auto out) {
     out.setStepId(m.step_id);

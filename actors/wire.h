@@ -8,6 +8,7 @@
 // tact cannot use. Thread-safe: no shared state.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -68,6 +69,20 @@ struct WireRendezvousTensor {
   Tensor tensor;
 };
 
+struct WirePartitionRegistered {
+  std::string handle;
+  std::string device;
+  // In the registering process only, never on the wire: the partition
+  // actor (a caf::actor), so that a master beside it sends steps straight
+  // to it. A master in another process finds it empty and sends through
+  // the device actor or the task's link.
+  std::any local_partition;
+};
+
+struct WireFailure {
+  Status status;
+};
+
 struct WireAbortStep {
   int64_t step_id = 0;
   Status status;
@@ -108,6 +123,8 @@ StatusOr<std::string> Encode(const WireRegisterPartition& m);
 StatusOr<std::string> Encode(const WireRunStep& m);
 StatusOr<std::string> Encode(const WireStepDone& m);
 StatusOr<std::string> Encode(const WireRendezvousTensor& m);
+StatusOr<std::string> Encode(const WirePartitionRegistered& m);
+StatusOr<std::string> Encode(const WireFailure& m);
 StatusOr<std::string> Encode(const WireAbortStep& m);
 StatusOr<std::string> Encode(const WireHealthPing& m);
 StatusOr<std::string> Encode(const WireTaskInfo& m);
@@ -120,6 +137,8 @@ Status Decode(std::string_view bytes, WireRegisterPartition* m);
 Status Decode(std::string_view bytes, WireRunStep* m);
 Status Decode(std::string_view bytes, WireStepDone* m);
 Status Decode(std::string_view bytes, WireRendezvousTensor* m);
+Status Decode(std::string_view bytes, WirePartitionRegistered* m);
+Status Decode(std::string_view bytes, WireFailure* m);
 Status Decode(std::string_view bytes, WireAbortStep* m);
 Status Decode(std::string_view bytes, WireHealthPing* m);
 Status Decode(std::string_view bytes, WireTaskInfo* m);

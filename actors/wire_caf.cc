@@ -64,6 +64,8 @@ TACT_WIRE_DEFINE(WireRegisterPartition)
 TACT_WIRE_DEFINE(WireRunStep)
 TACT_WIRE_DEFINE(WireStepDone)
 TACT_WIRE_DEFINE(WireRendezvousTensor)
+TACT_WIRE_DEFINE(WirePartitionRegistered)
+TACT_WIRE_DEFINE(WireFailure)
 TACT_WIRE_DEFINE(WireAbortStep)
 TACT_WIRE_DEFINE(WireHealthPing)
 TACT_WIRE_DEFINE(WireTaskInfo)
@@ -75,15 +77,18 @@ TACT_WIRE_DEFINE(WireHello)
 
 caf::error ToCafError(const Status& s) {
   if (s.ok()) return caf::none;
-  return caf::error(static_cast<uint8_t>(s.code()), caf::atom("tact"), caf::make_message(s.message()));
+  return caf::error(static_cast<uint8_t>(s.code()), caf::atom("tact"), caf::make_message(WireFailure{s}));
 }
 
 Status FromCafError(const caf::error& e) {
   if (!e) return Status::OK();
+  if (e.category() == caf::atom("tact") && e.context().match_elements<WireFailure>()) {
+    return e.context().get_as<WireFailure>(0).status;
+  }
   if (e.category() == caf::atom("tact") && e.code() <= static_cast<uint8_t>(Code::kUnauthenticated)) {
-    std::string message;
-    if (e.context().match_elements<std::string>()) message = e.context().get_as<std::string>(0);
-    return Status(static_cast<Code>(e.code()), std::move(message));
+    // A failure whose payload did not arrive (it did not decode): the code
+    // survives in the error itself.
+    return Status(static_cast<Code>(e.code()), "(the reason did not arrive: " + caf::to_string(e) + ")");
   }
   if (e == caf::sec::request_timeout) return errors::DeadlineExceeded("actor runtime: ", caf::to_string(e));
   return errors::Unavailable("actor runtime: ", caf::to_string(e));
@@ -94,6 +99,8 @@ void AddRuntimeMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<WireRunStep>("tact::WireRunStep");
   cfg.add_message_type<WireStepDone>("tact::WireStepDone");
   cfg.add_message_type<WireRendezvousTensor>("tact::WireRendezvousTensor");
+  cfg.add_message_type<WirePartitionRegistered>("tact::WirePartitionRegistered");
+  cfg.add_message_type<WireFailure>("tact::WireFailure");
   cfg.add_message_type<WireAbortStep>("tact::WireAbortStep");
   cfg.add_message_type<WireHealthPing>("tact::WireHealthPing");
   cfg.add_message_type<WireTaskInfo>("tact::WireTaskInfo");

@@ -21,8 +21,10 @@ constexpr uint64_t kMaxWireMessageBytes = uint64_t{1} << 31;
 
 void AddRuntimeMessageTypes(caf::actor_system_config& cfg);
 
-// A failed Status as a CAF error (category "tact": code and message survive
-// serialisation), for replies that fail; OK gives no error.
+// A failed Status as a CAF error for replies that fail: category "tact",
+// the code, and a WireFailure as its payload, so that between processes
+// the reason travels as Cap'n Proto like every other message. OK gives no
+// error.
 caf::error ToCafError(const Status& s);
 // Back at the boundary: a "tact" error is the Status it carried; CAF's own
 // errors (an actor that is gone, a timeout) become Unavailable or
@@ -40,6 +42,8 @@ TACT_WIRE_INSPECT(WireRegisterPartition)
 TACT_WIRE_INSPECT(WireRunStep)
 TACT_WIRE_INSPECT(WireStepDone)
 TACT_WIRE_INSPECT(WireRendezvousTensor)
+TACT_WIRE_INSPECT(WirePartitionRegistered)
+TACT_WIRE_INSPECT(WireFailure)
 TACT_WIRE_INSPECT(WireAbortStep)
 TACT_WIRE_INSPECT(WireHealthPing)
 TACT_WIRE_INSPECT(WireTaskInfo)

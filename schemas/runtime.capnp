@@ -103,6 +103,20 @@ struct LentBytes {
   tokenAddress @2 :UInt64;
 }
 
+# Device actor -> master: the partition is registered and runs steps sent
+# to it by `handle` (on the task's tensor link, or through the device actor).
+struct PartitionRegistered {
+  handle @0 :Text;
+  device @1 :Text;
+}
+
+# Any actor -> the actor whose request failed: why. A failed reply between
+# processes (a refused registration, a refused Hello) carries one of these
+# as its CAF error's payload (actors/wire_caf.h).
+struct Failure {
+  status @0 :StatusProto;
+}
+
 # Master -> partitions: abort a step everywhere.
 struct AbortStep {
   stepId @0 :Int64;

@@ -60,10 +60,16 @@ TEST(WireTypesTest, WhatCrossesBetweenProcessesInAStepDecodesAsRuntimeTypes) {
   ASSERT_NE(cluster, nullptr);
   auto session = test_util::Connect(*cluster, SquareThenAddOnTwoTasks());
   ASSERT_NE(session, nullptr);
-  // The first Run registers the partitions; the steps after it are counted
-  // here from their start.
+  // The first Run registers the partitions: each worker's device actor
+  // answers with a PartitionRegistered (no handle on an actor crosses).
+  const WireDecodeCounts unregistered = DecodeCounts();
   ASSERT_TRUE(session->Run({}, {"y:0"}, {}).ok());
   const WireDecodeCounts before = DecodeCounts();
+  auto registered = [&](const WireDecodeCounts& c) {
+    return c.decoded.count("PartitionRegistered") ? c.decoded.at("PartitionRegistered") : 0;
+  };
+  EXPECT_EQ(registered(before) - registered(unregistered), 2u);
+  // The steps after it are counted here from their start.
   constexpr uint64_t kSteps = 5;
   for (uint64_t i = 0; i < kSteps; ++i) {
     auto out = session->Run({}, {"y:0"}, {});
@@ -112,6 +118,40 @@ TEST(WireTypesTest, WhatCrossesBetweenProcessesInAStepDecodesAsRuntimeTypes) {
   // 1 answered with its TaskInfo.
   EXPECT_EQ(Count(w1, "Hello"), 1u);
   EXPECT_EQ(Count(w0, "TaskInfo"), 1u);
+}
+
+// A convolution in NCHW passes the master's checks but not the worker's
+// CPU kernel, which takes NHWC only: the worker refuses the registration,
+// and the reason comes back as a Failure, Cap'n Proto like every other
+// message.
+TEST(WireTypesTest, ARefusedRegistrationComesBackAsAFailure) {
+  auto cluster = test_util::StartCluster({{"worker", 1}});
+  ASSERT_NE(cluster, nullptr);
+  Scope root = Scope::NewRootScope();
+  Scope w0 = root.WithDevice("/job:worker/task:0");
+  auto x = Placeholder(w0.WithOpName("x"), DT_FLOAT);
+  Conv2D(w0.WithOpName("conv"), x, Const(w0, Tensor(DT_FLOAT, {1, 1, 1, 1})), {1, 1, 1, 1}, "VALID");
+  GraphDef def = *root.ToGraphDef();
+  for (NodeDef& n : def.nodes) {
+    if (n.name == "conv") n.attrs["data_format"] = AttrValue::String("NCHW");
+  }
+  auto session = test_util::Connect(*cluster, def);
+  ASSERT_NE(session, nullptr);
+  const WireDecodeCounts before = DecodeCounts();
+  auto out = session->Run({{"x", Tensor(DT_FLOAT, {1, 1, 2, 2})}}, {"conv:0"}, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("data_format 'NCHW'"), std::string::npos) << out.status().ToString();
+  const WireDecodeCounts after = DecodeCounts();
+  auto failures = [](const WireDecodeCounts& c) { return c.decoded.count("Failure") ? c.decoded.at("Failure") : 0; };
+  EXPECT_GE(failures(after) - failures(before), 1u) << out.status().ToString();
+  EXPECT_EQ(after.refused, before.refused);
+  // The session is still usable: a good graph runs.
+  Scope s = Scope::NewRootScope().NewSubScope("good").WithDevice("/job:worker/task:0");
+  Square(s.WithOpName("sq"), Const(s, Tensor::FromVector<float>({3})));
+  ASSERT_TRUE(session->Extend(*s.ToGraphDef()).ok());
+  auto good = session->Run({}, {"good/sq:0"}, {});
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  EXPECT_EQ((*good)[0].data<float>()[0], 9.0f);
 }
 
 }  // namespace
