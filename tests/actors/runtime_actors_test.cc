@@ -66,8 +66,17 @@ class RuntimeActorsTest : public ::testing::Test {
     caf::scoped_actor self{*system_};
     StatusOr<caf::actor> result = errors::Internal("no answer");
     self->request(device == 0 ? device_actor_ : second_device_actor_, 10s, std::move(reg))
-        .receive([&](caf::actor p) { result = std::move(p); },
-                 [&](caf::error& e) { result = FromCafError(e); });
+        .receive(
+            [&](WirePartitionRegistered& r) {
+              EXPECT_EQ(r.device, devices_[device]->name());
+              // In this process the answer holds the partition actor itself.
+              if (auto* p = std::any_cast<caf::actor>(&r.local_partition)) {
+                result = *p;
+              } else {
+                result = errors::Internal("PartitionRegistered for '", r.handle, "' holds no actor");
+              }
+            },
+            [&](caf::error& e) { result = FromCafError(e); });
     return result;
   }
 

@@ -202,6 +202,44 @@ TEST(WireTest, ThroughCafsSerializerAsRemotingSendsThem) {
   EXPECT_NE(caf::to_string(err).find("over the limit"), std::string::npos) << caf::to_string(err);
 }
 
+// A registration's answer and a failed reply cross as Cap'n Proto: the
+// handle and device, never the in-process actor; the failure's code and
+// message, inside the CAF error that answers the request.
+TEST(WireTest, ARegistrationsAnswerAndAFailureCrossAsCapnProto) {
+  caf::actor_system_config cfg;
+  AddRuntimeMessageTypes(cfg);
+  UseClusterSecret(cfg, "the cluster's secret, 16+ chars");
+  caf::actor_system sys{cfg};
+  WirePartitionRegistered registered{"p3", "/job:w/replica:0/task:1/device:CPU:0", std::any(42)};
+  std::vector<char> buf;
+  caf::binary_serializer sink{sys, buf};
+  ASSERT_FALSE(sink(caf::make_message(registered)));
+  caf::message back;
+  caf::binary_deserializer source{sys, buf};
+  ASSERT_FALSE(source(back));
+  ASSERT_TRUE(back.match_elements<WirePartitionRegistered>());
+  const auto& got = back.get_as<WirePartitionRegistered>(0);
+  EXPECT_EQ(got.handle, "p3");
+  EXPECT_EQ(got.device, registered.device);
+  EXPECT_FALSE(got.local_partition.has_value());
+
+  const Status why = errors::FailedPrecondition("partition 'p3': no kernel for node 'x'");
+  caf::error err = ToCafError(why);
+  std::vector<char> ebuf;
+  caf::binary_serializer esink{sys, ebuf};
+  ASSERT_FALSE(esink(err));
+  caf::error err_back;
+  caf::binary_deserializer esource{sys, ebuf};
+  ASSERT_FALSE(esource(err_back));
+  EXPECT_EQ(FromCafError(err_back), why);
+  // A Failure must carry an error.
+  WireFailure ok_failure{Status::OK()};
+  StatusOr<std::string> bytes = Encode(ok_failure);
+  ASSERT_TRUE(bytes.ok());
+  WireFailure decoded;
+  EXPECT_EQ(Decode(*bytes, &decoded).code(), Code::kInvalidArgument);
+}
+
 // Bytes signed in one cluster do not decode in another, nor in a process
 // without a secret; a process without one cannot send.
 TEST(WireTest, OnlyTheSameClusterSecretReadsAMessage) {
