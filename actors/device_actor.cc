@@ -102,12 +102,8 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
           self->delegate(it->second, std::move(step));
           return;
         }
-        WireStepDone done;
-        done.step_id = step.step_id;
-        done.handle = step.handle;
-        done.status = errors::NotFound("device ", self->state.device->name(), " has no partition '",
-                                       step.handle, "'");
-        caf::anon_send(caf::actor_cast<caf::actor>(self->current_sender()), std::move(done));
+        caf::anon_send(caf::actor_cast<caf::actor>(self->current_sender()),
+                       NoSuchPartition(step, "device " + self->state.device->name()));
       },
       // An abort is for a step, whichever of the device's partitions run it.
       [self](const WireAbortStep& abort) { self->state.rendezvous->Abort(abort.step_id, abort.status); },

@@ -121,4 +121,12 @@ void Partition::Run(WireRunStep& step, Reply reply) {
 
 void Partition::Abort(const WireAbortStep& abort) { rendezvous_->Abort(abort.step_id, abort.status); }
 
+WireStepDone NoSuchPartition(const WireRunStep& step, const std::string& where) {
+  WireStepDone done;
+  done.step_id = step.step_id;
+  done.handle = step.handle;
+  done.status = errors::NotFound(where, " has no partition '", step.handle, "'");
+  return done;
+}
+
 }  // namespace tact

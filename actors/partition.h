@@ -52,4 +52,8 @@ class Partition {
   std::deque<int64_t> steps_seen_order_;
 };
 
+// The answer to a step sent, through CAF, for a partition that `where` (a
+// task or device name) does not hold: NotFound, naming both.
+WireStepDone NoSuchPartition(const WireRunStep& step, const std::string& where);
+
 }  // namespace tact

@@ -8,6 +8,7 @@
 #include "actors/bulk_transfer.h"
 #include "actors/cluster_connect.h"
 #include "actors/messages.h"
+#include "actors/partition.h"
 #include "actors/rendezvous_mgr.h"
 #include "actors/wire_auth.h"
 #include "graph/logging.h"
@@ -289,11 +290,8 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
           self->delegate(it->second, std::move(step));
           return;
         }
-        WireStepDone done;
-        done.step_id = step.step_id;
-        done.handle = step.handle;
-        done.status = errors::NotFound("task ", self->state.task, " has no partition '", step.handle, "'");
-        caf::anon_send(caf::actor_cast<caf::actor>(self->current_sender()), std::move(done));
+        caf::anon_send(caf::actor_cast<caf::actor>(self->current_sender()),
+                       NoSuchPartition(step, "task " + self->state.task));
       },
       [self](const WireAbortStep& abort) { self->state.rendezvous->Abort(abort.step_id, abort.status); },
   };

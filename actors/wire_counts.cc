@@ -11,9 +11,9 @@ namespace {
 // The types that cross between processes (schemas/runtime.capnp), those
 // of every step first: CountDecode looks a type up by a linear search.
 constexpr std::array<const char*, 14> kTypes = {
-    "LinkFrame", "RunStep",   "StepDone",   "RendezvousTensor",  "AbortStep",           "HealthPing", "TaskInfo",
-    "Describe",  "Introduce", "Introduced", "Hello",             "RegisterPartition",   "PartitionRegistered",
-    "Failure"};
+    "LinkFrame", "RunStep",   "StepDone",   "RendezvousTensor", "AbortStep",         "HealthPing",
+    "TaskInfo",  "Describe",  "Introduce",  "Introduced",       "Hello",             "RegisterPartition",
+    "PartitionRegistered",    "Failure"};
 
 std::array<std::atomic<uint64_t>, kTypes.size()> decoded{};
 std::atomic<uint64_t> refused{0};

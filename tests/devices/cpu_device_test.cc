@@ -44,8 +44,8 @@ TEST(DeviceFactoryTest, FourCpuDevicesInOneProcess) {
 TEST(DeviceFactoryTest, UnknownTypesAndBadCountsAreErrors) {
   auto tpu = CreateDevices({{"tpu", 1}}, "/job:localhost/replica:0/task:0", 1);
   EXPECT_EQ(tpu.status().code(), Code::kNotFound);
-  EXPECT_NE(tpu.status().message().find("no device factory for type 'tpu' (known: CPU"),
-            std::string::npos) << tpu.status().message();
+  EXPECT_NE(tpu.status().message().find("no device factory for type 'tpu' (known: CPU"), std::string::npos)
+      << tpu.status().message();
   EXPECT_EQ(CreateDevices({{"cpu", -1}}, "/job:a", 1).status().code(), Code::kInvalidArgument);
   EXPECT_EQ(CreateDevices({{"cpu", 1}}, "/job:a", 0).status().code(), Code::kInvalidArgument);
 }
@@ -55,10 +55,12 @@ TEST(DeviceFactoryTest, DeviceCountsFromACommandLine) {
   EXPECT_EQ(*ParseDeviceCounts("3"), (Counts{{"CPU", 3}}));
   EXPECT_EQ(*ParseDeviceCounts("cpu:1,gpu:2"), (Counts{{"CPU", 1}, {"GPU", 2}}));
   EXPECT_EQ(*ParseDeviceCounts("GPU:0"), (Counts{{"GPU", 0}}));
-  for (const char* bad : {"", "x", "-1", "2x", "cpu:", ":1", "cpu:1,", "cpu:1,cpu:2", "cpu:1;gpu:1", "gpu:-1"}) {
+  for (const char* bad :
+       {"", "x", "-1", "2x", "cpu:", ":1", "cpu:1,", "cpu:1,cpu:2", "cpu:1;gpu:1", "gpu:-1"}) {
     auto c = ParseDeviceCounts(bad);
     EXPECT_EQ(c.status().code(), Code::kInvalidArgument) << bad;
-    EXPECT_NE(c.status().message().find(std::string("'") + bad + "'"), std::string::npos) << c.status().message();
+    EXPECT_NE(c.status().message().find(std::string("'") + bad + "'"), std::string::npos)
+        << c.status().message();
   }
 }
 

@@ -142,7 +142,9 @@ TEST(WireTypesTest, ARefusedRegistrationComesBackAsAFailure) {
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("data_format 'NCHW'"), std::string::npos) << out.status().ToString();
   const WireDecodeCounts after = DecodeCounts();
-  auto failures = [](const WireDecodeCounts& c) { return c.decoded.count("Failure") ? c.decoded.at("Failure") : 0; };
+  auto failures = [](const WireDecodeCounts& c) {
+    return c.decoded.count("Failure") ? c.decoded.at("Failure") : 0;
+  };
   EXPECT_GE(failures(after) - failures(before), 1u) << out.status().ToString();
   EXPECT_EQ(after.refused, before.refused);
   // The session is still usable: a good graph runs.
