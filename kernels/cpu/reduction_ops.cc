@@ -22,6 +22,7 @@
 
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/numeric_types.h"
+#include "kernels/cpu/reduction_plan.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -187,52 +188,6 @@ Status ReduceMiddle(OpKernelContext* ctx, const T* in, T* out, int64_t A, int64_
   return Status::OK();
 }
 
-// What a reduction does to a shape, with size-1 dimensions dropped and runs
-// of adjacent reduced (or kept) dimensions merged into one group.
-struct ReductionPlan {
-  TensorShape output_shape;
-  struct Group {
-    int64_t size;
-    bool reduced;
-  };
-  std::vector<Group> groups;   // alternating reduced / kept
-  int64_t reduced_count = 1;   // elements combined into each output
-};
-
-StatusOr<ReductionPlan> MakePlan(const TensorShape& in, const Tensor& axes_tensor, bool keep_dims) {
-  TACT_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
-                        ReadIntVector(axes_tensor, "reduction_indices"));
-  const int rank = in.dims();
-  std::vector<bool> reduced(rank, false);
-  for (int64_t a : axes) {
-    if (a < -rank || a >= rank) {
-      return errors::InvalidArgument("reduction axis ", a, " is out of range for input of shape ",
-                                     in.DebugString(), " (expected [", -rank, ", ", rank, "))");
-    }
-    const int d = static_cast<int>(a < 0 ? a + rank : a);
-    if (reduced[d]) {
-      return errors::InvalidArgument("reduction axis ", a, " is given twice in reduction_indices ",
-                                     axes_tensor.DebugString(), " for input of shape ",
-                                     in.DebugString());
-    }
-    reduced[d] = true;
-  }
-  ReductionPlan plan;
-  for (int d = 0; d < rank; ++d) {
-    const int64_t size = in.dim_size(d);
-    if (!reduced[d]) plan.output_shape.AddDim(size);
-    if (reduced[d] && keep_dims) plan.output_shape.AddDim(1);
-    if (reduced[d]) plan.reduced_count *= size;
-    if (size == 1) continue;
-    if (!plan.groups.empty() && plan.groups.back().reduced == reduced[d]) {
-      plan.groups.back().size *= size;
-    } else {
-      plan.groups.push_back({size, reduced[d]});
-    }
-  }
-  return plan;
-}
-
 // The type a reduction of T accumulates in (see the top of the file).
 template <typename T, bool kMean>
 using Accumulator = std::conditional_t<
@@ -250,7 +205,7 @@ class ReductionOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    StatusOr<ReductionPlan> plan = MakePlan(in.shape(), ctx->input(1), keep_dims_);
+    StatusOr<ReductionPlan> plan = MakeReductionPlan(in.shape(), ctx->input(1), keep_dims_);
     OP_REQUIRES_OK(ctx, plan.status());
     bool any_reduced = false;
     for (const auto& g : plan->groups) any_reduced |= g.reduced;

@@ -17,65 +17,16 @@
 
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/locked_slots.h"
 #include "kernels/variable.h"
 
 namespace tact {
 namespace {
 
-// The Vars of an Apply* kernel's ref inputs, locked, initialised, of one
-// shape, and each the sole owner of its buffer.
-template <int N>
-class LockedSlots {
- public:
-  // `ports[i]` is the input port of slot i (slot 0 is var); `grad` must
-  // have var's shape.
-  Status Acquire(OpKernelContext* ctx, const std::array<int, N>& ports,
-                 const std::array<const char*, N>& names, const Tensor& grad) {
-    for (int i = 0; i < N; ++i) {
-      TACT_ASSIGN_OR_RETURN(vars_[i], VarFromRef(ctx->input(ports[i])));
-    }
-    std::vector<std::mutex*> mus;
-    for (auto& v : vars_) mus.push_back(v->mu());
-    std::sort(mus.begin(), mus.end());
-    mus.erase(std::unique(mus.begin(), mus.end()), mus.end());
-    for (std::mutex* mu : mus) locks_.emplace_back(*mu);
-
-    for (int i = 0; i < N; ++i) {
-      if (!vars_[i]->initialized()) {
-        return errors::FailedPrecondition("attempting to use uninitialized value of '", names[i],
-                                          "' (variable '", vars_[i]->name(), "')");
-      }
-    }
-    const TensorShape& shape = vars_[0]->tensor()->shape();
-    for (int i = 1; i < N; ++i) {
-      if (vars_[i]->tensor()->shape() != shape) {
-        return errors::InvalidArgument("'", names[i], "' (variable '", vars_[i]->name(),
-                                       "') has shape ", vars_[i]->tensor()->shape().DebugString(),
-                                       " but var (variable '", vars_[0]->name(), "') has shape ",
-                                       shape.DebugString());
-      }
-    }
-    if (grad.shape() != shape) {
-      return errors::InvalidArgument("the gradient has shape ", grad.shape().DebugString(),
-                                     " but var (variable '", vars_[0]->name(), "') has shape ",
-                                     shape.DebugString());
-    }
-    for (auto& v : vars_) {
-      // Copy on write (kernels/variable.h).
-      Tensor* t = v->tensor();
-      if (t->buffer().use_count() > 1) *t = t->DeepCopy(ctx->allocator());
-    }
-    return Status::OK();
-  }
-
-  template <typename T>
-  T* data(int i) { return vars_[i]->tensor()->template data<T>(); }
-  int64_t size() const { return vars_[0]->tensor()->NumElements(); }
-
- private:
-  std::array<std::shared_ptr<Var>, N> vars_;
-  std::vector<std::unique_lock<std::mutex>> locks_;
-};
+// Copy on write on the host.
+SlotCopy HostCopy(OpKernelContext* ctx) {
+  return [ctx](const Tensor& t) -> StatusOr<Tensor> { return t.DeepCopy(ctx->allocator()); };
+}
 
 // The scalar at input `port`, or InvalidArgument naming it.
 template <typename T>
@@ -97,8 +48,8 @@ class ApplyGradientDescentOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ReadScalar(ctx, 1, "alpha", &alpha));
     const Tensor& delta = ctx->input(2);
     LockedSlots<1> slots;
-    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0}, {"var"}, delta));
-    T* __restrict var = slots.data<T>(0);
+    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0}, {"var"}, delta, HostCopy(ctx)));
+    T* __restrict var = static_cast<T*>(slots.data(0));
     const T* __restrict d = delta.data<T>();
     ParallelFor(ctx, slots.size(), 2, [=](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) var[i] -= alpha * d[i];
@@ -119,9 +70,9 @@ class ApplyMomentumOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ReadScalar(ctx, 4, "momentum", &momentum));
     const Tensor& grad = ctx->input(3);
     LockedSlots<2> slots;
-    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0, 1}, {"var", "accum"}, grad));
-    T* __restrict var = slots.data<T>(0);
-    T* __restrict accum = slots.data<T>(1);
+    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0, 1}, {"var", "accum"}, grad, HostCopy(ctx)));
+    T* __restrict var = static_cast<T*>(slots.data(0));
+    T* __restrict accum = static_cast<T*>(slots.data(1));
     const T* __restrict g = grad.data<T>();
     const bool nesterov = use_nesterov_;
     ParallelFor(ctx, slots.size(), 4, [=](int64_t begin, int64_t end) {
@@ -158,10 +109,10 @@ class ApplyAdamOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ReadScalar(ctx, 8, "epsilon", &epsilon));
     const Tensor& grad = ctx->input(9);
     LockedSlots<3> slots;
-    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0, 1, 2}, {"var", "m", "v"}, grad));
-    T* __restrict var = slots.data<T>(0);
-    T* __restrict m = slots.data<T>(1);
-    T* __restrict v = slots.data<T>(2);
+    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0, 1, 2}, {"var", "m", "v"}, grad, HostCopy(ctx)));
+    T* __restrict var = static_cast<T*>(slots.data(0));
+    T* __restrict m = static_cast<T*>(slots.data(1));
+    T* __restrict v = static_cast<T*>(slots.data(2));
     const T* __restrict g = grad.data<T>();
     const T lr_t = lr * std::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
     const T one_minus_beta1 = T(1) - beta1;

@@ -93,6 +93,16 @@ Status CopyPadded(GpuDevice* device, const Conv2DDims& d, int64_t er, int64_t ec
   return CudaStatus(cudaMemcpy3DAsync(&p, device->compute_stream()), "cudaMemcpy3DAsync (padding)");
 }
 
+// The first of cuDNN's ranked algorithms that can run here within the
+// workspace cap.
+template <typename Perf>
+StatusOr<Perf> Usable(const Perf* perf, int found, const char* what) {
+  for (int i = 0; i < found; ++i) {
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace) return perf[i];
+  }
+  return errors::Internal("cuDNN offers no ", what, " algorithm for this convolution");
+}
+
 StatusOr<Tensor> Workspace(OpKernelContext* ctx, size_t bytes) {
   Tensor t;
   TACT_RETURN_IF_ERROR(ctx->allocate_temp(DT_UINT8, TensorShape({static_cast<int64_t>(bytes)}), &t));
@@ -173,18 +183,15 @@ class Conv2DGpuOp : public ConvGpuBase {
                                         device->cudnn(), s.x.get(), s.w.get(), s.conv.get(), s.y.get(),
                                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
                                     "cudnnGetConvolutionForwardAlgorithm_v7"));
-    int pick = -1;
-    for (int i = 0; i < found && pick < 0; ++i) {
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace) pick = i;
-    }
-    OP_REQUIRES(ctx, pick >= 0, errors::Internal("cuDNN offers no forward algorithm for this convolution"));
-    StatusOr<Tensor> ws = Workspace(ctx, perf[pick].memory);
+    auto pick = Usable(perf, found, "forward");
+    OP_REQUIRES_OK(ctx, pick.status());
+    StatusOr<Tensor> ws = Workspace(ctx, pick->memory);
     OP_REQUIRES_OK(ctx, ws.status());
     CudnnScales scales(input.dtype());
     OP_REQUIRES_OK(ctx, CudnnStatus(cudnnConvolutionForward(
                                         device->cudnn(), scales.one(), s.x.get(), x->raw_data(), s.w.get(),
-                                        w->raw_data(), s.conv.get(), perf[pick].algo, ws->raw_data(),
-                                        perf[pick].memory, scales.zero(), s.y.get(), out->raw_data()),
+                                        w->raw_data(), s.conv.get(), pick->algo, ws->raw_data(),
+                                        pick->memory, scales.zero(), s.y.get(), out->raw_data()),
                                     "cudnnConvolutionForward"));
   }
 };
@@ -228,19 +235,15 @@ class Conv2DBackpropInputGpuOp : public ConvGpuBase {
                                         device->cudnn(), s.w.get(), s.y.get(), s.conv.get(), s.x.get(),
                                         CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf),
                                     "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
-    int pick = -1;
-    for (int i = 0; i < found && pick < 0; ++i) {
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace) pick = i;
-    }
-    OP_REQUIRES(ctx, pick >= 0,
-                errors::Internal("cuDNN offers no backward-data algorithm for this convolution"));
-    StatusOr<Tensor> ws = Workspace(ctx, perf[pick].memory);
+    auto pick = Usable(perf, found, "backward-data");
+    OP_REQUIRES_OK(ctx, pick.status());
+    StatusOr<Tensor> ws = Workspace(ctx, pick->memory);
     OP_REQUIRES_OK(ctx, ws.status());
     CudnnScales scales(filter.dtype());
     OP_REQUIRES_OK(ctx, CudnnStatus(cudnnConvolutionBackwardData(
                                         device->cudnn(), scales.one(), s.w.get(), w->raw_data(), s.y.get(),
-                                        dy.raw_data(), s.conv.get(), perf[pick].algo, ws->raw_data(),
-                                        perf[pick].memory, scales.zero(), s.x.get(), dx.raw_data()),
+                                        dy.raw_data(), s.conv.get(), pick->algo, ws->raw_data(),
+                                        pick->memory, scales.zero(), s.x.get(), dx.raw_data()),
                                     "cudnnConvolutionBackwardData"));
     if (padded) {
       OP_REQUIRES_OK(ctx, CopyPadded(device, d, s.extra_rows, s.extra_cols, dx.raw_data(), out->raw_data(),
@@ -284,19 +287,15 @@ class Conv2DBackpropFilterGpuOp : public ConvGpuBase {
                                         device->cudnn(), s.x.get(), s.y.get(), s.conv.get(), s.w.get(),
                                         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, perf),
                                     "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
-    int pick = -1;
-    for (int i = 0; i < found && pick < 0; ++i) {
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace) pick = i;
-    }
-    OP_REQUIRES(ctx, pick >= 0,
-                errors::Internal("cuDNN offers no backward-filter algorithm for this convolution"));
-    StatusOr<Tensor> ws = Workspace(ctx, perf[pick].memory);
+    auto pick = Usable(perf, found, "backward-filter");
+    OP_REQUIRES_OK(ctx, pick.status());
+    StatusOr<Tensor> ws = Workspace(ctx, pick->memory);
     OP_REQUIRES_OK(ctx, ws.status());
     CudnnScales scales(input.dtype());
     OP_REQUIRES_OK(ctx, CudnnStatus(cudnnConvolutionBackwardFilter(
                                         device->cudnn(), scales.one(), s.x.get(), x->raw_data(), s.y.get(),
-                                        dy.raw_data(), s.conv.get(), perf[pick].algo, ws->raw_data(),
-                                        perf[pick].memory, scales.zero(), s.w.get(), dw_ohwi.raw_data()),
+                                        dy.raw_data(), s.conv.get(), pick->algo, ws->raw_data(),
+                                        pick->memory, scales.zero(), s.w.get(), dw_ohwi.raw_data()),
                                     "cudnnConvolutionBackwardFilter"));
     OP_REQUIRES_OK(ctx,
                    TransformFilter(device, input.dtype(), d, dw_ohwi.raw_data(), out->raw_data(), false));

@@ -14,7 +14,7 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/reduction_plan.h"
 #include "kernels/gpu/element_type_of.h"
 #include "kernels/gpu/fill_launch.h"
 #include "kernels/gpu/gpu_kernel_util.h"
@@ -23,52 +23,6 @@
 
 namespace tact {
 namespace {
-
-// What a reduction does to a shape: alternating runs of reduced and kept
-// dimensions (size-1 dimensions dropped).
-struct Plan {
-  TensorShape output_shape;
-  struct Group {
-    int64_t size;
-    bool reduced;
-  };
-  std::vector<Group> groups;
-  int64_t reduced_count = 1;  // elements combined into each output
-};
-
-StatusOr<Plan> MakePlan(const TensorShape& in, const Tensor& axes_tensor, bool keep_dims) {
-  TACT_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
-                        ReadIntVector(axes_tensor, "reduction_indices"));
-  const int rank = in.dims();
-  std::vector<bool> reduced(rank, false);
-  for (int64_t a : axes) {
-    if (a < -rank || a >= rank) {
-      return errors::InvalidArgument("reduction axis ", a, " is out of range for input of shape ",
-                                     in.DebugString(), " (expected [", -rank, ", ", rank, "))");
-    }
-    const int d = static_cast<int>(a < 0 ? a + rank : a);
-    if (reduced[d]) {
-      return errors::InvalidArgument("reduction axis ", a, " is given twice in reduction_indices ",
-                                     axes_tensor.DebugString(), " for input of shape ",
-                                     in.DebugString());
-    }
-    reduced[d] = true;
-  }
-  Plan plan;
-  for (int d = 0; d < rank; ++d) {
-    const int64_t size = in.dim_size(d);
-    if (!reduced[d]) plan.output_shape.AddDim(size);
-    if (reduced[d] && keep_dims) plan.output_shape.AddDim(1);
-    if (reduced[d]) plan.reduced_count *= size;
-    if (size == 1) continue;
-    if (!plan.groups.empty() && plan.groups.back().reduced == reduced[d]) {
-      plan.groups.back().size *= size;
-    } else {
-      plan.groups.push_back({size, reduced[d]});
-    }
-  }
-  return plan;
-}
 
 template <gpu::ReduceKind kKind, bool kMean>
 class GpuReductionOp : public OpKernel {
@@ -81,7 +35,7 @@ class GpuReductionOp : public OpKernel {
     gpu::GpuDevice* d = gpu::KernelDevice(ctx);
     if (!d) return;
     const Tensor& in = ctx->input(0);
-    StatusOr<Plan> plan = MakePlan(in.shape(), ctx->input(1), keep_dims_);
+    StatusOr<ReductionPlan> plan = MakeReductionPlan(in.shape(), ctx->input(1), keep_dims_);
     OP_REQUIRES_OK(ctx, plan.status());
     bool any_reduced = false;
     for (const auto& g : plan->groups) any_reduced |= g.reduced;
@@ -114,7 +68,7 @@ class GpuReductionOp : public OpKernel {
   // every later user of the memory after this pass), the last pass writes
   // `out` and divides by `divisor`.
   void Reduce(OpKernelContext* ctx, gpu::GpuDevice* d, const Tensor& in, Tensor* out,
-              std::vector<Plan::Group> groups, int64_t divisor) {
+              std::vector<ReductionPlan::Group> groups, int64_t divisor) {
     const gpu::ElementType type = *gpu::ElementTypeOf(in.dtype());
     Tensor src = in;
     while (true) {

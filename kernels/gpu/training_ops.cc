@@ -20,66 +20,20 @@
 #include "kernels/gpu/gpu_kernel_util.h"
 #include "kernels/gpu/training_launch.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/locked_slots.h"
 #include "kernels/variable.h"
 
 namespace tact {
 namespace {
 
-// The Vars of an Apply* kernel's ref inputs, locked, initialised, of one
-// shape, each the sole owner of its device buffer.
-template <int N>
-class LockedSlots {
- public:
-  // `ports[i]` is the input port of slot i (slot 0 is var); `grad` must
-  // have var's shape.
-  Status Acquire(OpKernelContext* ctx, gpu::GpuDevice* d, const std::array<int, N>& ports,
-                 const std::array<const char*, N>& names, const Tensor& grad) {
-    for (int i = 0; i < N; ++i) {
-      TACT_ASSIGN_OR_RETURN(vars_[i], VarFromRef(ctx->input(ports[i])));
-    }
-    std::vector<std::mutex*> mus;
-    for (auto& v : vars_) mus.push_back(v->mu());
-    std::sort(mus.begin(), mus.end());
-    mus.erase(std::unique(mus.begin(), mus.end()), mus.end());
-    for (std::mutex* mu : mus) locks_.emplace_back(*mu);
-
-    for (int i = 0; i < N; ++i) {
-      if (!vars_[i]->initialized()) {
-        return errors::FailedPrecondition("attempting to use uninitialized value of '", names[i],
-                                          "' (variable '", vars_[i]->name(), "')");
-      }
-    }
-    const TensorShape& shape = vars_[0]->tensor()->shape();
-    for (int i = 1; i < N; ++i) {
-      if (vars_[i]->tensor()->shape() != shape) {
-        return errors::InvalidArgument("'", names[i], "' (variable '", vars_[i]->name(),
-                                       "') has shape ", vars_[i]->tensor()->shape().DebugString(),
-                                       " but var (variable '", vars_[0]->name(), "') has shape ",
-                                       shape.DebugString());
-      }
-    }
-    if (grad.shape() != shape) {
-      return errors::InvalidArgument("the gradient has shape ", grad.shape().DebugString(),
-                                     " but var (variable '", vars_[0]->name(), "') has shape ",
-                                     shape.DebugString());
-    }
-    for (auto& v : vars_) {
-      Tensor* t = v->tensor();
-      if (t->buffer().use_count() == 1) continue;
-      TACT_ASSIGN_OR_RETURN(Tensor copy, Tensor::Allocate(d->allocator(), t->dtype(), t->shape()));
-      TACT_RETURN_IF_ERROR(d->CopyOnDevice(*t, &copy));
-      *t = copy;
-    }
-    return Status::OK();
-  }
-
-  void* data(int i) { return vars_[i]->tensor()->raw_data(); }
-  int64_t size() const { return vars_[0]->tensor()->NumElements(); }
-
- private:
-  std::array<std::shared_ptr<Var>, N> vars_;
-  std::vector<std::unique_lock<std::mutex>> locks_;
-};
+// Copy on write on the device, on the compute stream before the update.
+SlotCopy DeviceCopy(gpu::GpuDevice* d) {
+  return [d](const Tensor& t) -> StatusOr<Tensor> {
+    TACT_ASSIGN_OR_RETURN(Tensor copy, Tensor::Allocate(d->allocator(), t.dtype(), t.shape()));
+    TACT_RETURN_IF_ERROR(d->CopyOnDevice(t, &copy));
+    return copy;
+  };
+}
 
 // The device address of the scalar at input `port`; InvalidArgument naming
 // it if it is not a scalar.
@@ -102,7 +56,7 @@ class GpuApplyGradientDescentOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ScalarAt(ctx, 1, "alpha", &alpha));
     const Tensor& delta = ctx->input(2);
     LockedSlots<1> slots;
-    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, d, {0}, {"var"}, delta));
+    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0}, {"var"}, delta, DeviceCopy(d)));
     if (!gpu::CudaOk(ctx,
                      gpu::LaunchApplyGradientDescent(*gpu::ElementTypeOf(delta.dtype()),
                                                      slots.data(0), alpha, delta.raw_data(),
@@ -128,7 +82,7 @@ class GpuApplyMomentumOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ScalarAt(ctx, 4, "momentum", &momentum));
     const Tensor& grad = ctx->input(3);
     LockedSlots<2> slots;
-    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, d, {0, 1}, {"var", "accum"}, grad));
+    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0, 1}, {"var", "accum"}, grad, DeviceCopy(d)));
     if (!gpu::CudaOk(ctx,
                      gpu::LaunchApplyMomentum(*gpu::ElementTypeOf(grad.dtype()), slots.data(0),
                                               slots.data(1), lr, grad.raw_data(), momentum,
@@ -158,7 +112,7 @@ class GpuApplyAdamOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ScalarAt(ctx, 8, "epsilon", &s.epsilon));
     const Tensor& grad = ctx->input(9);
     LockedSlots<3> slots;
-    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, d, {0, 1, 2}, {"var", "m", "v"}, grad));
+    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0, 1, 2}, {"var", "m", "v"}, grad, DeviceCopy(d)));
     if (!gpu::CudaOk(ctx,
                      gpu::LaunchApplyAdam(*gpu::ElementTypeOf(grad.dtype()), slots.data(0),
                                           slots.data(1), slots.data(2), s, grad.raw_data(),
