@@ -27,6 +27,7 @@ void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   AddBenchExecutor(*bench, run);
   AddBenchPlace(*bench, run);
   AddBenchTrain(*bench, run);
+  AddBenchProfile(*bench, run);
   AddBenchSendRecv(*bench, run);
   AddBenchCheckpoint(*bench, run);
   AddBenchDistributed(*bench, run);

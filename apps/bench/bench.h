@@ -127,6 +127,9 @@ StatusOr<std::vector<PlaceRuntimeCase>> BenchPlaceRuntime(const std::vector<int>
 
 // `tact bench train --model {mlp,cnn} [--steps N]`: images/s beside PyTorch.
 void AddBenchTrain(CLI::App& bench, std::function<int()>& run);
+// `tact bench profile --model M [--batch B] [--steps N] [--threads T] [--gpus G] [--json]`:
+// a training step's time by op type (bench_profile.cc).
+void AddBenchProfile(CLI::App& bench, std::function<int()>& run);
 
 // `tact bench sendrecv --bytes N [--reps R] [--json]`: a tensor between two
 // worker processes beside raw TCP.
