@@ -7,7 +7,10 @@
 // unmeasured ones. Each node's time is its kernel's, from the executor's
 // clock reads around it (actors/step_stats.h). Ops running side by side on
 // the device's threads both count, so the ops' times can add up to more
-// than the step; `share` is of that sum. For the ops the static cost model
+// than the step; `share` is of that sum. With more than one thread an op's
+// time also holds its waits for pool threads busy with another op's blocks
+// (a BiasAddGrad beside a convolution's backprop): --threads 1 gives each
+// kernel's own efficiency. For the ops the static cost model
 // counts FLOPs of (MatMul, Conv2D and its backprops) the line also gives
 // GFLOP/s inside the op. One JSON line: the step's wall time and the op
 // types, costliest first.
