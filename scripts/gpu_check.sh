@@ -37,9 +37,10 @@ set +e
 "$build/tests/tact_gpu_tests" 2>&1 | tee "$tests_log"
 tests_rc=${PIPESTATUS[0]}
 set -e
-passed=$(grep -c '^\[       OK \]' "$tests_log" || true)
-failed=$(grep -c '^\[  FAILED  \] [A-Za-z]' "$tests_log" || true)
-skipped=$(grep -c '^\[  SKIPPED \] [A-Za-z]' "$tests_log" || true)
+# Each test's own line ends with its time; the summary repeats the names.
+passed=$(grep -c '^\[       OK \] .*([0-9]* ms)$' "$tests_log" || true)
+failed=$(grep -c '^\[  FAILED  \] .*([0-9]* ms)$' "$tests_log" || true)
+skipped=$(grep -c '^\[  SKIPPED \] .*([0-9]* ms)$' "$tests_log" || true)
 echo "{\"gpu_tests\":{\"exit\":$tests_rc,\"passed\":$passed,\"failed\":$failed,\"skipped\":$skipped,\"seconds\":$(( $(date +%s) - start ))}}"
 rm -f "$tests_log"
 [[ $tests_rc -eq 0 ]] || exit "$tests_rc"
