@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <stdexcept>
 #include <mutex>
+#include <stdexcept>
 
 namespace tact {
 namespace {

@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli/commands.h"
-#include "devices/device_factory.h"
 #include "apps/cluster/local_cluster.h"
 #include "apps/train/trainer.h"
+#include "devices/device_factory.h"
 
 namespace tact::apps {
 namespace {
