@@ -67,6 +67,10 @@ struct StaticCostOptions {
       {"CPU", {1e10, 2e-6}},    // a few cores of AVX2 FMA, as Eigen reaches them
       {"GPU", {1e13, 8e-6}}};   // a recent GPU, launch latency included
   DeviceTypeCost other_device_type = {1e10, 2e-6};
+  // What a node that launches no kernel (Identity, Shape, Reshape, a
+  // Variable: only metadata or a buffer handed on) costs on any device
+  // type: the executor's dispatch, not a GPU's launch.
+  double no_compute_seconds = 2e-6;
   // Two devices of one task share the process: a memcpy or a PCIe copy.
   // (Between CPU devices tact hands over a pointer: the latency, of the
   // rendezvous and an actor message, is most of the cost.)

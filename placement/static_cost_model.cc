@@ -106,6 +106,7 @@ class StaticCostModel : public CostModel {
     auto it = options_.device_types.find(device_type);
     const DeviceTypeCost& c =
         it == options_.device_types.end() ? options_.other_device_type : it->second;
+    if (KindOf(node.op()) == OpKind::kNoCompute) return options_.no_compute_seconds;
     return c.op_overhead_seconds + EstimatedFlops(node, options_) / c.flops_per_second;
   }
 

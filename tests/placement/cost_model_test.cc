@@ -31,6 +31,21 @@ TEST(StaticCostModel, MatMulIsTwoMNK) {
   EXPECT_DOUBLE_EQ(cost->ExecutionSeconds(*c.node, "TPU"), 2e-6 + 1024.0 / 1e10);
 }
 
+// A node that launches no kernel costs the executor's dispatch on every
+// device type: a GPU's launch overhead is not paid for a Reshape.
+TEST(StaticCostModel, NodesWithoutAKernelLaunchCostTheSameEverywhere) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s, DT_FLOAT, PartialTensorShape({1024, 1024}));
+  auto id = Identity(s, x);
+  auto r = Reshape(s, x, Tensor::FromVector<int32_t>({-1}));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto cost = NewStaticCostModel(*s.graph());
+  for (const Output& o : {id, r}) {
+    EXPECT_DOUBLE_EQ(cost->ExecutionSeconds(*o.node, "CPU"), 2e-6) << o.node->op();
+    EXPECT_DOUBLE_EQ(cost->ExecutionSeconds(*o.node, "GPU"), 2e-6) << o.node->op();
+  }
+}
+
 TEST(StaticCostModel, Conv2DAndItsBackprops) {
   Scope s = Scope::NewRootScope();
   auto x = Placeholder(s, DT_FLOAT, PartialTensorShape({2, 10, 10, 3}));
