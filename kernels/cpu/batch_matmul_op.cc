@@ -4,12 +4,12 @@
 // transpose for complex types. half and bfloat16 multiply in float copies,
 // as MatMul does.
 #include <algorithm>
-#include <climits>
 
 #include "kernels/cpu/blas_gemm.h"
 #include "kernels/cpu/parallel_gemm.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/numeric_types.h"
+#include "kernels/cpu/op_checks.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -72,23 +72,9 @@ class BatchMatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
-    OP_REQUIRES(ctx, x.dims() >= 2 && y.dims() >= 2,
-                errors::InvalidArgument("BatchMatMul needs inputs of rank >= 2, got shapes ",
-                                        x.shape().DebugString(), " and ",
-                                        y.shape().DebugString()));
-    const int rx = x.dims(), ry = y.dims();
-    const int64_t m = x.dim_size(adj_x_ ? rx - 1 : rx - 2);
-    const int64_t k = x.dim_size(adj_x_ ? rx - 2 : rx - 1);
-    const int64_t ky = y.dim_size(adj_y_ ? ry - 1 : ry - 2);
-    const int64_t n = y.dim_size(adj_y_ ? ry - 2 : ry - 1);
-    OP_REQUIRES(ctx, k == ky,
-                errors::InvalidArgument("BatchMatMul: inner dimensions differ (", k, " vs ", ky,
-                                        ") for shapes ", x.shape().DebugString(), " and ",
-                                        y.shape().DebugString()));
-    OP_REQUIRES(ctx, m <= INT_MAX && n <= INT_MAX && k <= INT_MAX,
-                errors::InvalidArgument("BatchMatMul: matrix dimensions of ",
-                                        x.shape().DebugString(), " and ", y.shape().DebugString(),
-                                        " exceed 2^31-1, which BLAS cannot take"));
+    StatusOr<MatrixProductDims> dims = BatchMatMulDims(x, y, adj_x_, adj_y_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const int64_t m = dims->m, k = dims->k, n = dims->n;
     BatchPlan plan;
     OP_REQUIRES_OK(ctx, PlanBatches(x.shape(), y.shape(), &plan));
     std::vector<int64_t> out_dims = plan.batch_dims;

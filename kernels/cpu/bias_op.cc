@@ -2,22 +2,14 @@
 // NCHW layout that TensorFlow graphs may ask for has no CPU kernel here and
 // fails with a clear error rather than computing the wrong thing.
 #include <algorithm>
-#include <string>
 #include <vector>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/op_checks.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
 namespace {
-
-void ReadNhwcFormat(OpKernelConstruction* ctx) {
-  std::string format;
-  OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
-  OP_REQUIRES(ctx, format == "NHWC",
-              errors::InvalidArgument("data_format '", format,
-                                      "' is not supported on CPU; use 'NHWC'"));
-}
 
 template <typename T>
 class BiasAddOp : public OpKernel {
@@ -27,12 +19,7 @@ class BiasAddOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& value = ctx->input(0);
     const Tensor& bias = ctx->input(1);
-    OP_REQUIRES(ctx, value.dims() >= 1 && bias.dims() == 1 &&
-                         value.dim_size(value.dims() - 1) == bias.dim_size(0),
-                errors::InvalidArgument("BiasAdd: bias must be a vector the size of value's "
-                                        "last dimension, got value ",
-                                        value.shape().DebugString(), " and bias ",
-                                        bias.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, CheckBiasAdd(value, bias));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
     const int64_t c = bias.dim_size(0);
@@ -60,9 +47,7 @@ class BiasAddGradOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& g = ctx->input(0);
-    OP_REQUIRES(ctx, g.dims() >= 1,
-                errors::InvalidArgument("BiasAddGrad: out_backprop must be at least rank 1, "
-                                        "got shape ", g.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, CheckBiasAddGrad(g));
     const int64_t c = g.dim_size(g.dims() - 1);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({c}), &out));

@@ -4,6 +4,7 @@
 
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/numeric_types.h"
+#include "kernels/cpu/op_checks.h"
 #include "kernels/kernel_registry.h"
 
 namespace tact {
@@ -25,15 +26,7 @@ class FillOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& dims = ctx->input(0);
     const Tensor& value = ctx->input(1);
-    OP_REQUIRES(ctx, dims.dims() == 1,
-                errors::InvalidArgument("dims must be a vector, got shape ",
-                                        dims.shape().DebugString()));
-    OP_REQUIRES(ctx, value.dims() == 0,
-                errors::InvalidArgument("value must be a scalar, got shape ",
-                                        value.shape().DebugString()));
-    StatusOr<std::vector<int64_t>> sizes = ReadIntVector(dims, "dims");
-    OP_REQUIRES_OK(ctx, sizes.status());
-    StatusOr<TensorShape> shape = TensorShape::FromDims(*sizes);
+    StatusOr<TensorShape> shape = FillShape(dims, value);
     OP_REQUIRES_OK(ctx, shape.status());
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));

@@ -3,9 +3,9 @@
 // (kernels/cpu/bias_op.cc). NCHW fails at construction with a clear error
 // rather than computing the wrong thing. BiasAddGrad sums the rows with the
 // deterministic column reduction of reduction_launch.h.
-#include <string>
 #include <vector>
 
+#include "kernels/cpu/op_checks.h"
 #include "kernels/gpu/bias_add_launch.h"
 #include "kernels/gpu/element_type_of.h"
 #include "kernels/gpu/fill_launch.h"
@@ -16,14 +16,6 @@
 namespace tact {
 namespace {
 
-void ReadNhwcFormat(OpKernelConstruction* ctx) {
-  std::string format;
-  OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
-  OP_REQUIRES(ctx, format == "NHWC",
-              errors::InvalidArgument("data_format '", format,
-                                      "' is not supported on GPU; use 'NHWC'"));
-}
-
 class GpuBiasAddOp : public OpKernel {
  public:
   explicit GpuBiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) { ReadNhwcFormat(ctx); }
@@ -33,12 +25,7 @@ class GpuBiasAddOp : public OpKernel {
     if (!d) return;
     const Tensor& value = ctx->input(0);
     const Tensor& bias = ctx->input(1);
-    OP_REQUIRES(ctx, value.dims() >= 1 && bias.dims() == 1 &&
-                         value.dim_size(value.dims() - 1) == bias.dim_size(0),
-                errors::InvalidArgument("BiasAdd: bias must be a vector the size of value's "
-                                        "last dimension, got value ",
-                                        value.shape().DebugString(), " and bias ",
-                                        bias.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, CheckBiasAdd(value, bias));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
     const int64_t c = bias.dim_size(0);
@@ -59,9 +46,7 @@ class GpuBiasAddGradOp : public OpKernel {
     gpu::GpuDevice* d = gpu::KernelDevice(ctx);
     if (!d) return;
     const Tensor& g = ctx->input(0);
-    OP_REQUIRES(ctx, g.dims() >= 1,
-                errors::InvalidArgument("BiasAddGrad: out_backprop must be at least rank 1, "
-                                        "got shape ", g.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, CheckBiasAddGrad(g));
     const int64_t c = g.dim_size(g.dims() - 1);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({c}), &out));

@@ -5,7 +5,7 @@
 // reads, never copied back.
 #include <vector>
 
-#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/op_checks.h"
 #include "kernels/gpu/element_type_of.h"
 #include "kernels/gpu/fill_launch.h"
 #include "kernels/gpu/gpu_kernel_util.h"
@@ -23,15 +23,7 @@ class GpuFillOp : public OpKernel {
     if (!d) return;
     const Tensor& dims = ctx->input(0);
     const Tensor& value = ctx->input(1);
-    OP_REQUIRES(ctx, dims.dims() == 1,
-                errors::InvalidArgument("dims must be a vector, got shape ",
-                                        dims.shape().DebugString()));
-    OP_REQUIRES(ctx, value.dims() == 0,
-                errors::InvalidArgument("value must be a scalar, got shape ",
-                                        value.shape().DebugString()));
-    StatusOr<std::vector<int64_t>> sizes = ReadIntVector(dims, "dims");
-    OP_REQUIRES_OK(ctx, sizes.status());
-    StatusOr<TensorShape> shape = TensorShape::FromDims(*sizes);
+    StatusOr<TensorShape> shape = FillShape(dims, value);
     OP_REQUIRES_OK(ctx, shape.status());
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));

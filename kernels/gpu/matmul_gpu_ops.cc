@@ -10,6 +10,7 @@
 // column-major C^T = op(B)^T op(A)^T: B first, then A, and no copies.
 #include <climits>
 
+#include "kernels/cpu/op_checks.h"
 #include "kernels/gpu/gpu_kernel_util.h"
 #include "kernels/kernel_registry.h"
 
@@ -125,21 +126,10 @@ class BatchMatMulGpuOp : public OpKernel {
     if (device == nullptr) return;
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
-    OP_REQUIRES(ctx, x.dims() >= 2 && y.dims() >= 2,
-                errors::InvalidArgument("BatchMatMul needs inputs of rank >= 2, got shapes ",
-                                        x.shape().DebugString(), " and ", y.shape().DebugString()));
+    StatusOr<MatrixProductDims> dims = BatchMatMulDims(x, y, adj_x_, adj_y_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const int64_t m = dims->m, k = dims->k, n = dims->n;
     const int rx = x.dims(), ry = y.dims();
-    const int64_t m = x.dim_size(adj_x_ ? rx - 1 : rx - 2);
-    const int64_t k = x.dim_size(adj_x_ ? rx - 2 : rx - 1);
-    const int64_t ky = y.dim_size(adj_y_ ? ry - 1 : ry - 2);
-    const int64_t n = y.dim_size(adj_y_ ? ry - 2 : ry - 1);
-    OP_REQUIRES(ctx, k == ky,
-                errors::InvalidArgument("BatchMatMul: inner dimensions differ (", k, " vs ", ky,
-                                        ") for shapes ", x.shape().DebugString(), " and ",
-                                        y.shape().DebugString()));
-    OP_REQUIRES(ctx, m <= INT_MAX && n <= INT_MAX && k <= INT_MAX,
-                errors::InvalidArgument("BatchMatMul: matrix dimensions of ", x.shape().DebugString(),
-                                        " and ", y.shape().DebugString(), " exceed cuBLAS's int range"));
     const int64_t batch_x = x.NumElements() / std::max<int64_t>(1, m * k);
     const int64_t batch_y = y.NumElements() / std::max<int64_t>(1, k * n);
     std::vector<int64_t> out_dims;
