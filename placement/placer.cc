@@ -82,6 +82,128 @@ void KeepStateWithTheWork(const Graph& graph, const DeviceList& devices, const C
   }
 }
 
+// One walk over `order`, placing each colocation group as `strategy` says
+// (kOneDevice: on `home` where feasible, else the next feasible device
+// after it), and simulating the step as it goes.
+std::unique_ptr<Simulation> Walk(const Graph& graph, const FlatGraph& flat,
+                                 const ColocationGroups& groups, const DeviceList& devices,
+                                 const CostModel& cost, const std::vector<int>& order,
+                                 PlacementStrategy strategy, int home) {
+  // TensorFlow's "generator" heuristic, for every source: a node with no
+  // inputs (a Const, a Placeholder, a Variable) waits until its first
+  // consumer is reached and goes where that consumer goes. Placed on its
+  // own it would take whichever device is idle at time 0, as every source
+  // can, and its consumers would then wait for a transfer the greedy choice
+  // never saw; a Variable's colocation group (the ops that update it) would
+  // follow it there, away from the gradients they read.
+  auto is_deferred_source = [&](int id) {
+    return !flat.has_inputs(id) && flat.num_out(id) > 0 &&
+           groups.assigned[groups.group_of[id]] < 0;
+  };
+
+  // The greedy walk. A group's device is chosen when its first member in
+  // topological order is reached (a deferred source: when its consumer
+  // is), by that member's completion time: the later members must follow
+  // wherever it went.
+  std::vector<int> group_device = groups.assigned;
+  std::vector<char> deferred(graph.num_node_ids(), 0);
+  auto sim = std::make_unique<Simulation>(flat, cost, devices);
+  int round_robin = 0;  // the device after the last one kRoundRobin gave
+  // Prepares `node` and returns its device: its group's, else `preferred`
+  // when feasible, else what the strategy picks: by default the earliest
+  // completion.
+  auto choose = [&](const Node& node, int preferred) {
+    const int grp = groups.group_of[node.id()];
+    sim->Prepare(node);
+    int best = group_device[grp];
+    if (best < 0 && preferred >= 0 && device_set::Contains(groups.Feasible(grp), preferred)) {
+      best = preferred;
+    }
+    if (best >= 0) return best;
+    if (strategy != PlacementStrategy::kGreedy) {
+      const int n = devices.size();
+      const int first = strategy == PlacementStrategy::kOneDevice ? home : round_robin;
+      for (int k = 0; k < n; ++k) {
+        const int d = (first + k) % n;
+        if (!device_set::Contains(groups.Feasible(grp), d)) continue;
+        if (strategy == PlacementStrategy::kRoundRobin) round_robin = (d + 1) % n;
+        return d;
+      }
+    }
+    double best_finish = std::numeric_limits<double>::infinity();
+    double best_local = 0;
+    // Ties go to the device that already holds the most input bytes (no
+    // transfer, no Send/Recv pair), then, by increasing order and a
+    // strict `>`, to the lowest index.
+    device_set::ForEach(groups.Feasible(grp), groups.words, [&](int d) {
+      const double f = sim->CompletionOn(d);
+      if (f > best_finish) return;
+      const double local = sim->LocalInputBytes(d);
+      if (f < best_finish || local > best_local) {
+        best_finish = f;
+        best_local = local;
+        best = d;
+      }
+    });
+    return best;
+  };
+  // Places the node prepared last.
+  auto commit = [&](const Node& node, int d) {
+    group_device[groups.group_of[node.id()]] = d;
+    sim->Commit(d);
+  };
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int id = order[i];
+    if (i + kPrefetchDistance < order.size()) PrefetchNode(graph, order[i + kPrefetchDistance]);
+    if (is_deferred_source(id)) {
+      deferred[id] = 1;
+      continue;
+    }
+    const Node& node = *graph.node(id);
+    // Where the node would go without its deferred sources; they are
+    // simulated there first (before it, as the executor would run them),
+    // then the node, which now sees them.
+    int d = choose(node, -1);
+    bool had_sources = false;
+    for (const FlatGraph::InEdge* e = flat.in_begin(id); e != flat.in_end(id); ++e) {
+      if (!deferred[e->src]) continue;
+      deferred[e->src] = 0;
+      had_sources = true;
+      const Node& src = *graph.node(e->src);
+      commit(src, choose(src, d));
+    }
+    if (had_sources) d = choose(node, d);
+    commit(node, d);
+  }
+
+  return sim;
+}
+
+// The simulated step with every node on device `home`, or infinity when a
+// colocation group cannot go there. Alone on a device, in topological
+// order, with no transfers, a node is ready before the device is free: the
+// simulation would leave no idle gap, and the step takes the sum of the
+// nodes' times. Those the greedy walk `greedy` asked for are not asked
+// again.
+double OneDeviceMakespan(const Graph& graph, const ColocationGroups& groups, const CostModel& cost,
+                         const DeviceList& devices, const std::vector<int>& order,
+                         const Simulation& greedy, int home) {
+  for (int g = 0; g < groups.num_groups; ++g) {
+    if ((groups.assigned[g] >= 0 && groups.assigned[g] != home) ||
+        !device_set::Contains(groups.Feasible(g), home)) {
+      return std::numeric_limits<double>::infinity();
+    }
+  }
+  const int type = devices.type_of(home);
+  double seconds = 0;
+  for (int id : order) {
+    const double known = greedy.exec_seconds(id, type);
+    seconds += known >= 0 ? known
+                          : std::max(0.0, cost.ExecutionSeconds(*graph.node(id), devices.types()[type]));
+  }
+  return seconds;
+}
+
 }  // namespace
 
 StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& device_names,
@@ -105,109 +227,51 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
     return graph->TopologicalOrder().status();  // names the nodes of the cycle
   }
 
-  // TensorFlow's "generator" heuristic, for every source: a node with no
-  // inputs (a Const, a Placeholder, a Variable) waits until its first
-  // consumer is reached and goes where that consumer goes. Placed on its
-  // own it would take whichever device is idle at time 0, as every source
-  // can, and its consumers would then wait for a transfer the greedy choice
-  // never saw; a Variable's colocation group (the ops that update it) would
-  // follow it there, away from the gradients they read.
-  auto is_deferred_source = [&](int id) {
-    return !flat.has_inputs(id) && flat.num_out(id) > 0 &&
-           groups.assigned[groups.group_of[id]] < 0;
+  auto walk = [&](PlacementStrategy strategy, int home) {
+    return Walk(*graph, flat, groups, devices, *cost, order, strategy, home);
   };
-
-  // The greedy walk. A group's device is chosen when its first member in
-  // topological order is reached (a deferred source: when its consumer
-  // is), by that member's completion time: the later members must follow
-  // wherever it went.
-  std::vector<int> group_device = groups.assigned;
-  std::vector<char> deferred(graph->num_node_ids(), 0);
-  Simulation sim(flat, *cost, devices);
-  int round_robin = 0;  // the device after the last one kRoundRobin gave
-  // Prepares `node` and returns its device: its group's, else `preferred`
-  // when feasible, else what the strategy picks: by default the earliest
-  // completion.
-  auto choose = [&](const Node& node, int preferred) {
-    const int grp = groups.group_of[node.id()];
-    sim.Prepare(node);
-    int best = group_device[grp];
-    if (best < 0 && preferred >= 0 && device_set::Contains(groups.Feasible(grp), preferred)) {
-      best = preferred;
-    }
-    if (best >= 0) return best;
-    if (options.strategy != PlacementStrategy::kGreedy) {
-      const int n = devices.size();
-      const int first = options.strategy == PlacementStrategy::kOneDevice ? 0 : round_robin;
-      for (int k = 0; k < n; ++k) {
-        const int d = (first + k) % n;
-        if (!device_set::Contains(groups.Feasible(grp), d)) continue;
-        if (options.strategy == PlacementStrategy::kRoundRobin) round_robin = (d + 1) % n;
-        return d;
+  std::unique_ptr<Simulation> sim = walk(options.strategy, 0);
+  if (options.strategy == PlacementStrategy::kGreedy && devices.size() > 1) {
+    // Spreading a step over devices pays for what the simulation leaves
+    // out: each partition's step messages and executor, and on a Recv the
+    // wake-up of the thread that waits for it (20-50 us on this project's
+    // 2-core machines). A plan that the simulation finds only a little
+    // faster than the best single device is no faster when run: the mlp's
+    // training step on two CPUs simulates 5% faster spread, and ran 1%
+    // faster to 16% slower. So the greedy plan must beat the best one-device
+    // plan (one per device type) by `min_spread_gain` of its time.
+    int best_home = -1;
+    double best_one = std::numeric_limits<double>::infinity();
+    for (int t = 0; t < static_cast<int>(devices.types().size()); ++t) {
+      int home = 0;
+      while (devices.type_of(home) != t) ++home;
+      const double one = OneDeviceMakespan(*graph, groups, *cost, devices, order, *sim, home);
+      if (one < best_one) {
+        best_one = one;
+        best_home = home;
       }
     }
-    double best_finish = std::numeric_limits<double>::infinity();
-    double best_local = 0;
-    // Ties go to the device that already holds the most input bytes (no
-    // transfer, no Send/Recv pair), then, by increasing order and a
-    // strict `>`, to the lowest index.
-    device_set::ForEach(groups.Feasible(grp), groups.words, [&](int d) {
-      const double f = sim.CompletionOn(d);
-      if (f > best_finish) return;
-      const double local = sim.LocalInputBytes(d);
-      if (f < best_finish || local > best_local) {
-        best_finish = f;
-        best_local = local;
-        best = d;
-      }
-    });
-    return best;
-  };
-  // Places the node prepared last.
-  auto commit = [&](const Node& node, int d) {
-    group_device[groups.group_of[node.id()]] = d;
-    sim.Commit(d);
-  };
-  for (size_t i = 0; i < order.size(); ++i) {
-    const int id = order[i];
-    if (i + kPrefetchDistance < order.size()) PrefetchNode(*graph, order[i + kPrefetchDistance]);
-    if (is_deferred_source(id)) {
-      deferred[id] = 1;
-      continue;
+    if (best_home >= 0 && best_one * (1 - options.min_spread_gain) <= sim->makespan()) {
+      sim = walk(PlacementStrategy::kOneDevice, best_home);
     }
-    const Node& node = *graph->node(id);
-    // Where the node would go without its deferred sources; they are
-    // simulated there first (before it, as the executor would run them),
-    // then the node, which now sees them.
-    int d = choose(node, -1);
-    bool had_sources = false;
-    for (const FlatGraph::InEdge* e = flat.in_begin(id); e != flat.in_end(id); ++e) {
-      if (!deferred[e->src]) continue;
-      deferred[e->src] = 0;
-      had_sources = true;
-      const Node& src = *graph->node(e->src);
-      commit(src, choose(src, d));
-    }
-    if (had_sources) d = choose(node, d);
-    commit(node, d);
   }
 
   PlacementReport report;
-  report.makespan_seconds = sim.makespan();
+  report.makespan_seconds = sim->makespan();
   report.soft_placed_nodes = std::move(groups.soft_placed_nodes);
   // By id from here on: flat arrays, and the nodes in the order they sit
   // in memory rather than in topological order.
   const int n_ids = graph->num_node_ids();
   std::vector<int> count(devices.size(), 0);
   for (int id = 0; id < n_ids; ++id) {
-    if (sim.device_of(id) >= 0) ++count[sim.device_of(id)];
+    if (sim->device_of(id) >= 0) ++count[sim->device_of(id)];
   }
   for (int d = 0; d < devices.size(); ++d) report.nodes_per_device[devices.name(d)] = count[d];
-  report.bytes_across_devices = BytesAcrossDevices(n_ids, sim, devices.words());
+  report.bytes_across_devices = BytesAcrossDevices(n_ids, *sim, devices.words());
   // Only now, with nothing left that can fail: on error nothing is assigned.
   for (int id = 0; id < n_ids; ++id) {
     PrefetchNode(*graph, id + kPrefetchDistance);
-    const int d = sim.device_of(id);
+    const int d = sim->device_of(id);
     if (d >= 0) graph->node(id)->set_assigned_device(devices.name(d));
   }
   return report;

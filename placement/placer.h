@@ -35,10 +35,16 @@
 //    least time (when it has kernels there): the state stays with the
 //    work that reads and updates it every step, not with the one-off
 //    initializer the walk may meet first.
+// 4. The greedy plan against one device: the same walk, putting every
+//    group on one device (the first of each device type, where the group
+//    can go there), is simulated too, and the greedy plan is kept only
+//    when it is faster than the best of those by a margin
+//    (PlacerOptions::min_spread_gain).
 //
 // Cost: O(nodes * feasible devices * log(idle gaps of a device) + edges),
-// plus the gaps too short for a node that its search walks past, after one
-// parse of each distinct device name and requested-device string.
+// plus one cheaper walk per device type for step 4, plus the gaps too
+// short for a node that its search walks past, after one parse of each
+// distinct device name and requested-device string.
 #pragma once
 
 #include <cstdint>
@@ -69,6 +75,14 @@ struct PlacerOptions {
   // Not owned; must outlive Place(). Null: a static one built for the graph.
   const CostModel* cost_model = nullptr;
   PlacementStrategy strategy = PlacementStrategy::kGreedy;
+  // kGreedy only: the greedy plan is kept when its simulated makespan is
+  // below (1 - min_spread_gain) of the best plan that puts everything on
+  // one device (each group on the first device of a type where it can go,
+  // per type); otherwise that one-device plan is taken, since the costs of
+  // spreading that the simulation leaves out (a partition's messages, a
+  // Recv's thread wake-up) are worth more than a small simulated gain.
+  // 0: the greedy plan whenever it simulates no slower.
+  double min_spread_gain = 0.1;
 };
 
 struct PlacementReport {

@@ -18,6 +18,7 @@ Simulation::Simulation(const FlatGraph& flat, const CostModel& cost, const Devic
       first_input_(flat.num_ids(), 0),
       num_inputs_(flat.num_ids(), 0),
       exec_by_type_(devices.types().size(), -1),
+      exec_seconds_(size_t(flat.num_ids()) * devices.types().size(), -1),
       slot_(num_devices_, Timeline::Slot{-1, 0}) {
   port_bytes_.reserve(flat.num_live() + flat.num_live() / 8);
   data_inputs_.reserve(flat.num_edges());
@@ -95,6 +96,8 @@ void Simulation::Commit(int d) {
   const double finish = slot.start + exec;
   device_[id] = d;
   finish_[id] = finish;
+  std::copy(exec_by_type_.begin(), exec_by_type_.end(),
+            exec_seconds_.begin() + size_t(id) * exec_by_type_.size());
   makespan_ = std::max(makespan_, finish);
   std::fill(slot_.begin(), slot_.end(), Timeline::Slot{-1, 0});
 }

@@ -47,6 +47,14 @@ class Simulation {
   // (asking it if it was not).
   void Commit(int d);
 
+  // The seconds the cost model gave a committed node on devices of type
+  // index `type` (of DeviceList::types()), clamped at 0, or -1 when the
+  // walk never asked (no candidate device of that type): a second plan can
+  // be costed without asking again.
+  double exec_seconds(int node_id, int type) const {
+    return exec_seconds_[size_t(node_id) * exec_by_type_.size() + type];
+  }
+
   // The device a simulated node ran on, or -1.
   int device_of(int node_id) const { return device_[node_id]; }
   double makespan() const { return makespan_; }
@@ -102,6 +110,7 @@ class Simulation {
   const Node* node_ = nullptr;
   std::vector<Input> inputs_;
   std::vector<double> exec_by_type_;  // < 0: not asked yet
+  std::vector<double> exec_seconds_;  // [node id * types + type]: exec_by_type_ at Commit
   std::vector<Timeline::Slot> slot_;  // by device: what CompletionOn found
 };
 

@@ -116,6 +116,9 @@ struct PlaceRuntimeCase {
   std::string graph;  // "mlp", "cnn" (a training step each) or "wide"
   int devices = 0;
   std::map<std::string, double> step_ms;
+  // By way: a number that two ways share when their steps ran every node
+  // on the same device (the same plan: their times differ only by noise).
+  std::map<std::string, int> plan;
 };
 
 // Runs the mlp's and the cnn's training steps and a wide graph of eight

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <random>
 
 #include "actors/session.h"
@@ -114,13 +115,20 @@ StatusOr<std::vector<PlaceRuntimeCase>> BenchPlaceRuntime(const std::vector<int>
   for (const Workload& w : workloads) {
     for (int devices : device_counts) {
       std::vector<std::unique_ptr<Session>> sessions;
+      std::vector<std::map<std::string, std::string>> plans;  // by way: node -> device
       for (const Way& way : kWays) {
         TACT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, StartSession(w, devices, way));
         // Three steps place, register and warm the allocators (and, with
-        // measuring, place again after the second).
+        // measuring, place again after the second); a fourth tells where
+        // each node ran.
         for (int i = 0; i < 3; ++i) {
           TACT_RETURN_IF_ERROR(session->Run(w.feeds, w.fetches, w.targets).status());
         }
+        RunMetadata metadata;
+        TACT_RETURN_IF_ERROR(session->Run(w.feeds, w.fetches, w.targets, &metadata).status());
+        std::map<std::string, std::string> plan;
+        for (const NodeExecStats& n : metadata.step_stats.nodes()) plan[n.node_name] = n.device;
+        plans.push_back(std::move(plan));
         sessions.push_back(std::move(session));
       }
       std::vector<std::vector<double>> ms(sessions.size());
@@ -140,6 +148,8 @@ StatusOr<std::vector<PlaceRuntimeCase>> BenchPlaceRuntime(const std::vector<int>
       c.devices = devices;
       for (size_t k = 0; k < sessions.size(); ++k) {
         c.step_ms[kWays[k].name] = Median(ms[k]);
+        c.plan[kWays[k].name] = static_cast<int>(
+            std::find(plans.begin(), plans.end(), plans[k]) - plans.begin());
         TACT_RETURN_IF_ERROR(sessions[k]->Close());
       }
       cases.push_back(std::move(c));
