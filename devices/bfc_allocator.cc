@@ -1,6 +1,7 @@
 #include "devices/bfc_allocator.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -98,6 +99,9 @@ bool BfcAllocator::Extend(size_t size) {
     bytes = std::max(bytes, size);
   }
   void* p = sub_->Alloc(bytes);
+  // The device may have less free than the limit allowed for (another
+  // process, fragmentation): a region of just the request may still fit.
+  if (p == nullptr && bytes > size) p = sub_->Alloc(bytes = size);
   if (p == nullptr) return false;
   regions_.push_back({p, bytes});
   held_bytes_ += bytes;
@@ -130,6 +134,9 @@ void BfcAllocator::Merge(ChunkId id, ChunkId next) {
 }
 
 void* BfcAllocator::AllocateRaw(size_t bytes) {
+  // Past the limit nothing can fit; near SIZE_MAX RoundUp would wrap to a
+  // small chunk, and two tensors would share it.
+  if (bytes > options_.memory_limit || bytes > SIZE_MAX - kMinChunk) return nullptr;
   const size_t size = RoundUp(bytes);
   std::lock_guard<std::mutex> lock(mu_);
   ChunkId id = FindFit(size);

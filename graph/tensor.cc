@@ -46,7 +46,9 @@ StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype, const Te
   }
   const int64_t n = shape.num_elements();
   if (n < 0) return errors::InvalidArgument("negative dimension in shape ", shape.DebugString());
-  if (n > 0 && static_cast<uint64_t>(n) > SIZE_MAX / elem) {
+  // At most half the address space: no allocator can serve more, and the
+  // allocators round a size up to their alignment, which must not wrap.
+  if (n > 0 && static_cast<uint64_t>(n) > (SIZE_MAX / 2) / elem) {
     return errors::ResourceExhausted("tensor of shape ", shape.DebugString(), " is too large");
   }
   const size_t bytes = static_cast<size_t>(n) * elem;

@@ -2,6 +2,7 @@
 #include "devices/gpu/gpu_device.h"
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <unsupported/Eigen/CXX11/Tensor>
 #include <vector>
@@ -72,6 +73,53 @@ Status LaunchHostFunc(cudaStream_t stream, std::function<void()> fn) {
   return s;
 }
 
+// The allocators, one for each CUDA device's memory and one for pinned
+// host memory, for the whole process (TensorFlow's GPUProcessState does the
+// same). Every session creates its devices afresh, and an allocator per
+// device would keep its regions after the device is gone (it must outlive
+// the tensors it gave out, which may outlive the device), leaving the next
+// device on that GPU less memory each time. Leaked on purpose, like the CPU
+// device's allocator.
+struct ProcessAllocators {
+  std::mutex mu;
+  std::map<int, Allocator*> device;  // by CUDA ordinal
+  Allocator* pinned = nullptr;
+};
+
+ProcessAllocators& Allocators() {
+  static auto* const kAllocators = new ProcessAllocators();
+  return *kAllocators;
+}
+
+// The allocators for CUDA device `ordinal` (current on this thread),
+// created with `memory_limit` (0: 90% of what is free now) the first time.
+Status GetAllocators(int ordinal, size_t memory_limit, Allocator** device, Allocator** pinned) {
+  ProcessAllocators& a = Allocators();
+  std::lock_guard<std::mutex> lock(a.mu);
+  Allocator*& mine = a.device[ordinal];
+  if (mine == nullptr) {
+    if (memory_limit == 0) {
+      size_t free_bytes = 0, total = 0;
+      TACT_RETURN_IF_ERROR(CudaStatus(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo"));
+      memory_limit = free_bytes / 10 * 9;
+    }
+    BfcAllocator::Options options;
+    options.memory_limit = memory_limit;
+    options.initial_region_bytes = std::min<size_t>(memory_limit, size_t{256} << 20);
+    mine = new BfcAllocator("gpu_" + std::to_string(ordinal), std::make_unique<CudaSubAllocator>(ordinal),
+                            options);
+  }
+  if (a.pinned == nullptr) {
+    BfcAllocator::Options options;
+    options.memory_limit = kPinnedLimit;
+    options.initial_region_bytes = size_t{16} << 20;
+    a.pinned = new BfcAllocator("gpu_pinned_host", std::make_unique<PinnedSubAllocator>(), options);
+  }
+  *device = mine;
+  *pinned = a.pinned;
+  return Status::OK();
+}
+
 // Every live GPU device, to tell which one a tensor's bytes are on.
 std::mutex& LiveMutex() {
   static std::mutex* const kMu = new std::mutex();
@@ -132,22 +180,8 @@ StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(const std::string& name, 
       cudnnSetStream(d->cudnn_, d->compute_) != CUDNN_STATUS_SUCCESS) {
     return errors::Internal("cudnnCreate for '", name, "' failed");
   }
-  size_t limit = options.memory_limit;
-  if (limit == 0) {
-    size_t free_bytes = 0, total = 0;
-    TACT_RETURN_IF_ERROR(CudaStatus(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo"));
-    limit = free_bytes / 10 * 9;
-  }
-  BfcAllocator::Options device_options;
-  device_options.memory_limit = limit;
-  device_options.initial_region_bytes = std::min<size_t>(limit, size_t{256} << 20);
-  d->device_allocator_ = new BfcAllocator("gpu_" + std::to_string(ordinal),
-                                          std::make_unique<CudaSubAllocator>(ordinal), device_options);
-  BfcAllocator::Options pinned_options;
-  pinned_options.memory_limit = kPinnedLimit;
-  pinned_options.initial_region_bytes = size_t{16} << 20;
-  d->pinned_allocator_ = new BfcAllocator("gpu_" + std::to_string(ordinal) + "_pinned_host",
-                                          std::make_unique<PinnedSubAllocator>(), pinned_options);
+  TACT_RETURN_IF_ERROR(
+      GetAllocators(ordinal, options.memory_limit, &d->device_allocator_, &d->pinned_allocator_));
   d->host_ = std::make_unique<HostSide>(options.host_threads);
   std::lock_guard<std::mutex> lock(LiveMutex());
   LiveDevices().push_back(d.get());
@@ -195,7 +229,12 @@ Status GpuDevice::Order(cudaStream_t producer, cudaStream_t waiter) {
 }
 
 Status GpuDevice::HoldUntilDone(cudaStream_t stream, Tensor keep) {
-  return LaunchHostFunc(stream, [keep = std::move(keep)]() mutable { keep = Tensor(); });
+  // Released on a host thread, not in the host function: the free takes
+  // the allocator's lock, which a thread growing the allocator holds
+  // across cudaMalloc, and a host function must not wait on CUDA.
+  return LaunchHostFunc(stream, [this, keep = std::move(keep)]() mutable {
+    Schedule([keep = std::move(keep)]() mutable { keep = Tensor(); });
+  });
 }
 
 void GpuDevice::CopyDeviceToHost(const Tensor& src, std::function<void(const Status&, Tensor)> done) {
@@ -287,8 +326,9 @@ GpuDevice* AsGpuDevice(Device* device) {
   return device != nullptr && device->device_type() == DEVICE_GPU ? static_cast<GpuDevice*>(device) : nullptr;
 }
 
-GpuDevice* DeviceHolding(const Tensor& t) {
+GpuDevice* DeviceHolding(const Tensor& t, GpuDevice* preferred) {
   if (t.buffer() == nullptr || t.buffer()->allocator() == nullptr) return nullptr;
+  if (preferred != nullptr && t.buffer()->allocator() == preferred->allocator()) return preferred;
   std::lock_guard<std::mutex> lock(LiveMutex());
   for (GpuDevice* d : LiveDevices()) {
     if (t.buffer()->allocator() == d->allocator()) return d;

@@ -14,8 +14,9 @@
 // computation and transfers".
 //
 // Memory: tensors of the device's kernels come from a BfcAllocator over
-// cudaMalloc'ed regions; dtypes kept in host memory (KeptInHostMemory) come
-// from pinned host memory, and the host side of kernels (shapes, sizes,
+// cudaMalloc'ed regions, one per CUDA device for the whole process; dtypes
+// kept in host memory (KeptInHostMemory) come from the process's pinned
+// host memory, and the host side of kernels (shapes, sizes,
 // int32 arithmetic) runs on the device's own host threads.
 //
 // Built only with CUDA (TACT_HAVE_CUDA). Include from GPU code only.
@@ -27,6 +28,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "devices/device.h"
@@ -44,7 +46,10 @@ Status CudaStatus(cudaError_t err, const char* what);
 
 struct GpuDeviceOptions {
   // Device memory the allocator may hold; 0 means 90% of what is free when
-  // the device is created.
+  // the device is created. The allocators belong to the process, one per
+  // CUDA device, shared by every GpuDevice on it (sessions create devices
+  // afresh; tensors may outlive them): the first device created for a CUDA
+  // device sets its limit, and later ones share it.
   size_t memory_limit = 0;
   // Threads for the host side of kernels and for the executor's inter-op
   // scheduling.
@@ -74,9 +79,25 @@ class GpuDevice final : public Device {
   cudaStream_t host_to_device_stream() const { return h2d_; }
   cudaStream_t device_to_host_stream() const { return d2h_; }
   cudaStream_t device_to_device_stream() const { return d2d_; }
-  // Both bound to the compute stream.
+  // Both bound to the compute stream. cuBLAS's handle may serve several
+  // host threads at once; cuDNN's may not ("as long as the threads do not
+  // share the same cuDNN handle simultaneously"), and this device's kernels
+  // run on several threads (the executor's inline continuations, the pool,
+  // concurrent steps). So cudnn() holds the device's cuDNN lock until the
+  // end of the full expression that asked for it:
+  //   CudnnStatus(cudnnPoolingForward(device->cudnn(), ...), "...")
+  // runs alone. Never ask twice in one expression.
+  class LockedCudnn {
+   public:
+    LockedCudnn(std::mutex* mu, cudnnHandle_t handle) : lock_(*mu), handle_(handle) {}
+    operator cudnnHandle_t() const { return handle_; }
+
+   private:
+    std::unique_lock<std::mutex> lock_;
+    cudnnHandle_t handle_;
+  };
   cublasHandle_t cublas() const { return cublas_; }
-  cudnnHandle_t cudnn() const { return cudnn_; }
+  LockedCudnn cudnn() const { return LockedCudnn(&cudnn_mu_, cudnn_); }
 
   // Makes this device current on the calling thread (CUDA's current device
   // is per thread, and kernels run on whichever thread the executor has).
@@ -121,15 +142,19 @@ class GpuDevice final : public Device {
   cudaStream_t d2d_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   cudnnHandle_t cudnn_ = nullptr;
-  Allocator* device_allocator_ = nullptr;  // leaked like a CPU device's: tensors may outlive us
-  Allocator* pinned_allocator_ = nullptr;
+  mutable std::mutex cudnn_mu_;
+  Allocator* device_allocator_ = nullptr;  // the process's for this CUDA device; never freed
+  Allocator* pinned_allocator_ = nullptr;  // the process's
   std::unique_ptr<HostSide> host_;
 };
 
 // The GPU device behind `device`, or nullptr for any other kind.
 GpuDevice* AsGpuDevice(Device* device);
 // The live GPU device whose memory holds `t`'s bytes, or nullptr when they
-// are in host memory (or `t` has none).
-GpuDevice* DeviceHolding(const Tensor& t);
+// are in host memory (or `t` has none). Devices on one CUDA device share
+// its memory (one per session): `preferred`, the device whose kernels made
+// `t`, is the answer when it is one of them, since copies must follow its
+// compute stream.
+GpuDevice* DeviceHolding(const Tensor& t, GpuDevice* preferred = nullptr);
 
 }  // namespace tact::gpu

@@ -32,14 +32,7 @@ Status PlanBatches(const TensorShape& x, const TensorShape& y, BatchPlan* plan) 
   std::vector<int64_t> dx(r, 1), dy(r, 1);
   for (int i = 0; i < rx; ++i) dx[r - rx + i] = x.dim_size(i);
   for (int i = 0; i < ry; ++i) dy[r - ry + i] = y.dim_size(i);
-  plan->batch_dims.resize(r);
-  for (int i = 0; i < r; ++i) {
-    if (dx[i] != dy[i] && dx[i] != 1 && dy[i] != 1) {
-      return errors::InvalidArgument("BatchMatMul: batch dimensions of ", x.DebugString(),
-                                     " and ", y.DebugString(), " do not broadcast");
-    }
-    plan->batch_dims[i] = dx[i] == 1 ? dy[i] : dx[i];
-  }
+  TACT_ASSIGN_OR_RETURN(plan->batch_dims, BatchMatMulBatchDims(x, y));
   int64_t total = 1;
   for (int64_t d : plan->batch_dims) total *= d;
   plan->x_index.resize(total);

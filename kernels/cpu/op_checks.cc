@@ -1,5 +1,6 @@
 #include "kernels/cpu/op_checks.h"
 
+#include <algorithm>
 #include <climits>
 #include <string>
 #include <vector>
@@ -62,6 +63,22 @@ StatusOr<MatrixProductDims> BatchMatMulDims(const Tensor& x, const Tensor& y, bo
                                    y.shape().DebugString(), " exceed 2^31-1, which BLAS cannot take");
   }
   return d;
+}
+
+StatusOr<std::vector<int64_t>> BatchMatMulBatchDims(const TensorShape& x, const TensorShape& y) {
+  const int rx = x.dims() - 2, ry = y.dims() - 2;
+  const int r = std::max(rx, ry);
+  std::vector<int64_t> dims(r);
+  for (int i = 0; i < r; ++i) {
+    const int64_t dx = i < r - rx ? 1 : x.dim_size(i - (r - rx));
+    const int64_t dy = i < r - ry ? 1 : y.dim_size(i - (r - ry));
+    if (dx != dy && dx != 1 && dy != 1) {
+      return errors::InvalidArgument("BatchMatMul: batch dimensions of ", x.DebugString(), " and ",
+                                     y.DebugString(), " do not broadcast");
+    }
+    dims[i] = dx == 1 ? dy : dx;
+  }
+  return dims;
 }
 
 }  // namespace tact

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "kernels/op_kernel.h"
 
@@ -29,5 +30,10 @@ struct MatrixProductDims {
   int64_t m = 0, k = 0, n = 0;
 };
 StatusOr<MatrixProductDims> BatchMatMulDims(const Tensor& x, const Tensor& y, bool adj_x, bool adj_y);
+// BatchMatMul's output batch shape: the batch dims (all but the last two)
+// of `x` and `y` broadcast as in BatchMatMulV2 (a size-1 dim pairs with
+// any size; a missing leading dim counts as 1); InvalidArgument naming both
+// shapes when they do not broadcast. Both shapes have rank >= 2.
+StatusOr<std::vector<int64_t>> BatchMatMulBatchDims(const TensorShape& x, const TensorShape& y);
 
 }  // namespace tact

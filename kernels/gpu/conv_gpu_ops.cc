@@ -94,13 +94,18 @@ Status CopyPadded(GpuDevice* device, const Conv2DDims& d, int64_t er, int64_t ec
 }
 
 // The first of cuDNN's ranked algorithms that can run here within the
-// workspace cap.
+// workspace cap and is deterministic. Some backward algorithms add with
+// atomics, in whatever order the threads come; a step must reproduce bit
+// for bit (a recovered run ends with the fault-free run's variables).
 template <typename Perf>
 StatusOr<Perf> Usable(const Perf* perf, int found, const char* what) {
   for (int i = 0; i < found; ++i) {
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace) return perf[i];
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace &&
+        perf[i].determinism == CUDNN_DETERMINISTIC) {
+      return perf[i];
+    }
   }
-  return errors::Internal("cuDNN offers no ", what, " algorithm for this convolution");
+  return errors::Internal("cuDNN offers no deterministic ", what, " algorithm for this convolution");
 }
 
 StatusOr<Tensor> Workspace(OpKernelContext* ctx, size_t bytes) {

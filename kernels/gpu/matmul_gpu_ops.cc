@@ -111,9 +111,10 @@ class MatMulGpuOp : public OpKernel {
   bool transpose_b_ = false;
 };
 
-// Batch dims must be equal, or all 1 on one side (that matrix then serves
-// every batch element, with stride 0); other broadcasts are Unimplemented
-// on the GPU. adj_x/adj_y transpose (the types here are real).
+// The batch dims broadcast as on the CPU (op_checks.h), but each operand's
+// must be the output's, or all 1 (that matrix then serves every batch
+// element, with stride 0); other broadcasts are Unimplemented on the GPU.
+// adj_x/adj_y transpose (the types here are real).
 class BatchMatMulGpuOp : public OpKernel {
  public:
   explicit BatchMatMulGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -129,39 +130,40 @@ class BatchMatMulGpuOp : public OpKernel {
     StatusOr<MatrixProductDims> dims = BatchMatMulDims(x, y, adj_x_, adj_y_);
     OP_REQUIRES_OK(ctx, dims.status());
     const int64_t m = dims->m, k = dims->k, n = dims->n;
-    const int rx = x.dims(), ry = y.dims();
-    const int64_t batch_x = x.NumElements() / std::max<int64_t>(1, m * k);
-    const int64_t batch_y = y.NumElements() / std::max<int64_t>(1, k * n);
-    std::vector<int64_t> out_dims;
-    if (batch_x >= batch_y) {
-      for (int i = 0; i < rx - 2; ++i) out_dims.push_back(x.dim_size(i));
-    } else {
-      for (int i = 0; i < ry - 2; ++i) out_dims.push_back(y.dim_size(i));
-    }
-    const bool same = rx == ry && [&] {
-      for (int i = 0; i < rx - 2; ++i) {
-        if (x.dim_size(i) != y.dim_size(i)) return false;
+    StatusOr<std::vector<int64_t>> batch_dims = BatchMatMulBatchDims(x.shape(), y.shape());
+    OP_REQUIRES_OK(ctx, batch_dims.status());
+    // An operand's matrices, one per output batch element (a stride of one
+    // matrix), or one matrix for them all (stride 0). cuBLAS's strided batch
+    // has no other pattern.
+    auto stride = [&](const Tensor& t, int64_t matrix) -> int64_t {
+      const int r = t.dims() - 2, pad = static_cast<int>(batch_dims->size()) - r;
+      bool ones = true, full = true;
+      for (int i = 0; i < static_cast<int>(batch_dims->size()); ++i) {
+        const int64_t d = i < pad ? 1 : t.dim_size(i - pad);
+        ones &= d == 1;
+        full &= d == (*batch_dims)[i];
       }
-      return true;
-    }();
-    OP_REQUIRES(ctx, same || batch_x == 1 || batch_y == 1,
+      return full ? matrix : ones ? 0 : -1;
+    };
+    const int64_t stride_x = stride(x, m * k), stride_y = stride(y, k * n);
+    OP_REQUIRES(ctx, stride_x >= 0 && stride_y >= 0,
                 errors::Unimplemented("BatchMatMul on a GPU: batch dimensions of ", x.shape().DebugString(),
                                       " and ", y.shape().DebugString(),
                                       " must be equal, or all 1 on one side"));
+    std::vector<int64_t> out_dims = *batch_dims;
     out_dims.push_back(m);
     out_dims.push_back(n);
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));
-    const int64_t batch = std::max(batch_x, batch_y);
     if (out->NumElements() == 0) return;
+    const int64_t batch = out->NumElements() / (m * n);
     if (k == 0) {
       CudaOk(ctx, cudaMemsetAsync(out->raw_data(), 0, out->TotalBytes(), device->compute_stream()),
              "cudaMemsetAsync");
       return;
     }
-    OP_REQUIRES_OK(ctx, Gemm(device, x.dtype(), adj_x_, adj_y_, m, n, k, x.raw_data(),
-                             batch_x == 1 ? 0 : m * k, y.raw_data(), batch_y == 1 ? 0 : k * n,
-                             out->raw_data(), batch));
+    OP_REQUIRES_OK(ctx, Gemm(device, x.dtype(), adj_x_, adj_y_, m, n, k, x.raw_data(), stride_x,
+                             y.raw_data(), stride_y, out->raw_data(), batch));
   }
 
  private:

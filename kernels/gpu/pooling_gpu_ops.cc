@@ -100,7 +100,7 @@ class MaxPoolGradGpuOp : public PoolGpuBase {
       return;
     }
     PoolSetup s;
-    OP_REQUIRES_OK(ctx, Setup(x.dtype(), *dims, CUDNN_POOLING_MAX, &s));
+    OP_REQUIRES_OK(ctx, Setup(x.dtype(), *dims, CUDNN_POOLING_MAX_DETERMINISTIC, &s));
     CudnnScales scales(x.dtype());
     OP_REQUIRES_OK(
         ctx, CudnnStatus(cudnnPoolingBackward(device->cudnn(), s.pool.get(), scales.one(), s.y.get(),
@@ -149,7 +149,7 @@ class AvgPoolGradGpuOp : public PoolGpuBase {
 
 #define TACT_REGISTER_GPU_POOL(T)                                                                           \
   REGISTER_KERNEL_BUILDER(Name("MaxPool").Device(DEVICE_GPU).TypeConstraint<T>("T"),                        \
-                          PoolGpuOp<CUDNN_POOLING_MAX>);                                                    \
+                          PoolGpuOp<CUDNN_POOLING_MAX_DETERMINISTIC>);                                      \
   REGISTER_KERNEL_BUILDER(Name("AvgPool").Device(DEVICE_GPU).TypeConstraint<T>("T"),                        \
                           PoolGpuOp<CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING>);                          \
   REGISTER_KERNEL_BUILDER(Name("MaxPoolGrad").Device(DEVICE_GPU).TypeConstraint<T>("T"), MaxPoolGradGpuOp); \

@@ -47,7 +47,7 @@ class SendGpuOp : public AsyncOpKernel {
       if (!s.ok()) ctx->CtxFailure(s);
       done();
     };
-    GpuDevice* holder = DeviceHolding(input);
+    GpuDevice* holder = DeviceHolding(input, AsGpuDevice(ctx->device()));
     if (holder == nullptr || to_same_task_gpu_) {
       // Dead (no bytes), kept in host memory, or for a GPU that copies it.
       ctx->rendezvous()->SendAsync(key, input, std::move(sent));
@@ -72,7 +72,7 @@ class SendGpuOp : public AsyncOpKernel {
 // read it.
 StatusOr<Tensor> OntoDevice(GpuDevice* device, const Tensor& t) {
   if (KeptInHostMemory(t.dtype())) return t;
-  GpuDevice* holder = DeviceHolding(t);
+  GpuDevice* holder = DeviceHolding(t, device);
   if (holder == device) return t;
   if (holder != nullptr) return device->CopyFromPeer(holder, t);
   return device->CopyHostToDevice(t);

@@ -107,6 +107,43 @@ TEST(BfcAllocatorTest, ARequestAboveTheLimitGetsNullptr) {
   EXPECT_FALSE(big.ok());
 }
 
+// A size within the rounding of SIZE_MAX must not wrap to a small chunk
+// (two tensors sharing one buffer): nullptr, and no region taken.
+TEST(BfcAllocatorTest, ASizeNearTheTopOfTheAddressSpaceGetsNullptr) {
+  auto a = MakeBfc(SIZE_MAX, 64 * kKiB);
+  EXPECT_EQ(a->Allocate(SIZE_MAX - 10), nullptr);
+  EXPECT_EQ(a->Allocate(SIZE_MAX / 2 + 1), nullptr);
+  EXPECT_EQ(a->GetLayout().regions, 0);
+}
+
+// When the doubled region cannot be had, a region of just the request can.
+class FailsAbove final : public SubAllocator {
+ public:
+  explicit FailsAbove(size_t max) : max_(max), host_(NewHostSubAllocator()) {}
+  void* Alloc(size_t bytes) override { return bytes > max_ ? nullptr : host_->Alloc(bytes); }
+  void Free(void* ptr, size_t bytes) override { host_->Free(ptr, bytes); }
+
+ private:
+  size_t max_;
+  std::unique_ptr<SubAllocator> host_;
+};
+
+TEST(BfcAllocatorTest, WhenADoubledRegionFailsARegionOfTheRequestIsTried) {
+  BfcAllocator::Options o;
+  o.memory_limit = 1024 * kKiB;
+  o.initial_region_bytes = 64 * kKiB;
+  BfcAllocator a("bfc_test", std::make_unique<FailsAbove>(96 * kKiB), o);
+  void* p1 = a.Allocate(64 * kKiB);  // region 1: 64 KiB
+  ASSERT_NE(p1, nullptr);
+  void* p2 = a.Allocate(80 * kKiB);  // region 2 would be 128 KiB: refused; 80 KiB is not
+  ASSERT_NE(p2, nullptr);
+  EXPECT_EQ(a.GetLayout().regions, 2);
+  EXPECT_EQ(a.GetLayout().region_bytes, static_cast<int64_t>(144 * kKiB));
+  EXPECT_EQ(a.Allocate(100 * kKiB), nullptr);  // above what the sub-allocator gives
+  a.Deallocate(p2, 80 * kKiB);
+  a.Deallocate(p1, 64 * kKiB);
+}
+
 TEST(BfcAllocatorTest, CountersAreTheAllocatorsOwn) {
   auto a = MakeBfc(1 << 20, 64 * kKiB);
   {

@@ -97,6 +97,29 @@ TEST(GpuDeviceTest, AKernelsOutputComesFromTheDevicesAllocator) {
   EXPECT_GT(d->allocator()->GetStats().peak_bytes_in_use, 0);
 }
 
+// Sessions create their devices afresh; the memory of a CUDA device is the
+// process's, shared by them all, so the tenth session's device has what the
+// first had, and a tensor made by one device is found on it, not on a
+// twin of another session.
+TEST(GpuDeviceTest, DevicesOnOneGpuShareTheProcesssAllocators) {
+  TACT_REQUIRE_GPU();
+  auto first = gpu::GpuDevice::Create("/job:a/replica:0/task:0/device:GPU:0", 0, {});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  Allocator* memory = (*first)->allocator();
+  Allocator* pinned = (*first)->host_allocator();
+  for (int i = 0; i < 10; ++i) {
+    auto twin = gpu::GpuDevice::Create("/job:b/replica:0/task:0/device:GPU:0", 0, {});
+    ASSERT_TRUE(twin.ok()) << twin.status().ToString();
+    EXPECT_EQ((*twin)->allocator(), memory);
+    EXPECT_EQ((*twin)->host_allocator(), pinned);
+    StatusOr<Tensor> t = (*twin)->CopyHostToDevice(test::Random<float>(TensorShape({1000}), 1));
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    EXPECT_EQ(gpu::DeviceHolding(*t, twin->get()), twin->get());
+    EXPECT_EQ(gpu::DeviceHolding(*t, first->get()), first->get());
+    ASSERT_TRUE((*twin)->Synchronize().ok());
+  }
+}
+
 // The kernels issue 20 asks for exist for the GPU on every machine that
 // builds CUDA, whether or not it has a device to run them.
 TEST(GpuKernelRegistryTest, TheTrainingOpsHaveGpuKernels) {

@@ -62,6 +62,30 @@ TEST(BatchMatMulGpuTest, EqualBatchesAndOneSharedMatrix) {
   }
 }
 
+// The output's batch dims are the broadcast batch shape, as on the CPU,
+// whichever operand has more of them; an empty matrix keeps its batch.
+TEST(BatchMatMulGpuTest, BatchRanksThatDifferAndEmptyMatricesGiveTheCpusShapes) {
+  TACT_REQUIRE_GPU();
+  const AttrMap plain = {{"adj_x", AttrValue::Bool(false)}, {"adj_y", AttrValue::Bool(false)}};
+  const std::vector<std::pair<TensorShape, TensorShape>> cases = {
+      {{2, 3, 4}, {1, 1, 4, 5}},  // [1, 2, 3, 5]
+      {{3, 4}, {1, 4, 5}},        // [1, 3, 5]
+      {{1, 1, 3, 4}, {3, 4, 5}},  // [1, 3, 3, 5]
+      {{3, 0, 4}, {4, 5}},        // [3, 0, 5]
+      {{3, 2, 0}, {0, 5}},        // zeros [3, 2, 5]
+      {{3, 2, 5}, {1, 5, 0}},     // [3, 2, 0]
+  };
+  for (const auto& [x, y] : cases) {
+    SCOPED_TRACE(x.DebugString() + " x " + y.DebugString());
+    ExpectGpuMatchesCpu("BatchMatMul", {Random<float>(x, 1), Random<float>(y, 2)}, plain, 1e-4, 1e-4);
+  }
+  // Broadcast on both sides is the CPU's alone.
+  auto out = test::RunOpOnGpu("BatchMatMul", {Random<float>({2, 1, 3, 4}, 1), Random<float>({1, 3, 4, 5}, 2)},
+                              plain);
+  ASSERT_FALSE(out.ok());
+  test::ExpectError(out.status(), Code::kUnimplemented, "all 1 on one side");
+}
+
 AttrMap ConvAttrs(int stride, const char* padding) {
   return {{"strides", AttrValue::IntList({1, stride, stride, 1})},
           {"padding", AttrValue::String(padding)},

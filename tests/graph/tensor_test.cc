@@ -150,6 +150,16 @@ TEST(TensorTest, EveryDtypeAllocatesIncludingScalarsAndEmpty) {
   EXPECT_FALSE(Tensor::Allocate(CpuAllocator(), DT_RESOURCE, {}).ok());
 }
 
+// Bytes within an allocator's rounding of SIZE_MAX would wrap to a small
+// buffer; such a shape is refused before any allocator sees it.
+TEST(TensorTest, AShapeNearTheTopOfTheAddressSpaceIsRefused) {
+  StatusOr<Tensor> t = Tensor::Allocate(CpuAllocator(), DT_FLOAT, {3, 715827883, 2147483647});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(t.status().message().find("[3,715827883,2147483647]"), std::string::npos)
+      << t.status().ToString();
+}
+
 TEST(TensorTest, StringTensors) {
   Tensor s(DT_STRING, {3});
   s.data<std::string>()[0] = "alpha";
