@@ -82,6 +82,16 @@ void KeepStateWithTheWork(const Graph& graph, const DeviceList& devices, const C
   }
 }
 
+// Whether every device is of one task (one process).
+bool OneTask(const DeviceList& devices) {
+  for (int d = 1; d < devices.size(); ++d) {
+    const DeviceName& a = devices.parsed(0);
+    const DeviceName& b = devices.parsed(d);
+    if (a.job != b.job || a.replica != b.replica || a.task != b.task) return false;
+  }
+  return true;
+}
+
 // One walk over `order`, placing each colocation group as `strategy` says
 // (kOneDevice: on `home` where feasible, else the next feasible device
 // after it), and simulating the step as it goes.
@@ -179,8 +189,9 @@ std::unique_ptr<Simulation> Walk(const Graph& graph, const FlatGraph& flat,
   return sim;
 }
 
-// The simulated step with every node on device `home`, or infinity when a
-// colocation group cannot go there. Alone on a device, in topological
+// The simulated step with every node on device `home`, or -1 when a
+// colocation group cannot go there (then some nodes run elsewhere, with
+// transfers, and only a walk can tell). Alone on a device, in topological
 // order, with no transfers, a node is ready before the device is free: the
 // simulation would leave no idle gap, and the step takes the sum of the
 // nodes' times. Those the greedy walk `greedy` asked for are not asked
@@ -191,7 +202,7 @@ double OneDeviceMakespan(const Graph& graph, const ColocationGroups& groups, con
   for (int g = 0; g < groups.num_groups; ++g) {
     if ((groups.assigned[g] >= 0 && groups.assigned[g] != home) ||
         !device_set::Contains(groups.Feasible(g), home)) {
-      return std::numeric_limits<double>::infinity();
+      return -1;
     }
   }
   const int type = devices.type_of(home);
@@ -231,7 +242,7 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
     return Walk(*graph, flat, groups, devices, *cost, order, strategy, home);
   };
   std::unique_ptr<Simulation> sim = walk(options.strategy, 0);
-  if (options.strategy == PlacementStrategy::kGreedy && devices.size() > 1) {
+  if (options.strategy == PlacementStrategy::kGreedy && devices.size() > 1 && OneTask(devices)) {
     // Spreading a step over devices pays for what the simulation leaves
     // out: each partition's step messages and executor, and on a Recv the
     // wake-up of the thread that waits for it (20-50 us on this project's
@@ -239,13 +250,17 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
     // faster than the best single device is no faster when run: the mlp's
     // training step on two CPUs simulates 5% faster spread, and ran 1%
     // faster to 16% slower. So the greedy plan must beat the best one-device
-    // plan (one per device type) by `min_spread_gain` of its time.
+    // plan (one per device type) by `min_spread_gain` of its time. Only
+    // within one task: across tasks the spreading is the graph's own (a ps
+    // holding the variables, workers computing), and one device is no
+    // baseline.
     int best_home = -1;
     double best_one = std::numeric_limits<double>::infinity();
     for (int t = 0; t < static_cast<int>(devices.types().size()); ++t) {
       int home = 0;
       while (devices.type_of(home) != t) ++home;
-      const double one = OneDeviceMakespan(*graph, groups, *cost, devices, order, *sim, home);
+      double one = OneDeviceMakespan(*graph, groups, *cost, devices, order, *sim, home);
+      if (one < 0) one = walk(PlacementStrategy::kOneDevice, home)->makespan();
       if (one < best_one) {
         best_one = one;
         best_home = home;

@@ -35,11 +35,11 @@
 //    least time (when it has kernels there): the state stays with the
 //    work that reads and updates it every step, not with the one-off
 //    initializer the walk may meet first.
-// 4. The greedy plan against one device: the same walk, putting every
-//    group on one device (the first of each device type, where the group
-//    can go there), is simulated too, and the greedy plan is kept only
-//    when it is faster than the best of those by a margin
-//    (PlacerOptions::min_spread_gain).
+// 4. The greedy plan against one device, when the devices are of one
+//    task: the same walk, putting every group on one device (the first of
+//    each device type, where the group can go there), is simulated too, and
+//    the greedy plan is kept only when it is faster than the best of those
+//    by a margin (PlacerOptions::min_spread_gain).
 //
 // Cost: O(nodes * feasible devices * log(idle gaps of a device) + edges),
 // plus one cheaper walk per device type for step 4, plus the gaps too
@@ -75,12 +75,13 @@ struct PlacerOptions {
   // Not owned; must outlive Place(). Null: a static one built for the graph.
   const CostModel* cost_model = nullptr;
   PlacementStrategy strategy = PlacementStrategy::kGreedy;
-  // kGreedy only: the greedy plan is kept when its simulated makespan is
-  // below (1 - min_spread_gain) of the best plan that puts everything on
-  // one device (each group on the first device of a type where it can go,
-  // per type); otherwise that one-device plan is taken, since the costs of
-  // spreading that the simulation leaves out (a partition's messages, a
-  // Recv's thread wake-up) are worth more than a small simulated gain.
+  // kGreedy on the devices of one task only: the greedy plan is kept when
+  // its simulated makespan is below (1 - min_spread_gain) of the best plan
+  // that puts everything on one device (each group on the first device of a
+  // type where it can go, per type); otherwise that one-device plan is
+  // taken, since the costs of spreading that the simulation leaves out (a
+  // partition's messages, a Recv's thread wake-up) are worth more than a
+  // small simulated gain.
   // 0: the greedy plan whenever it simulates no slower.
   double min_spread_gain = 0.1;
 };

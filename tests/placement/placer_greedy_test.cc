@@ -120,20 +120,51 @@ TEST(GreedyPlacement, ASmallSimulatedGainKeepsEverythingOnOneDevice) {
 }
 
 // Where the devices are of two types, the one-device plans are one per
-// type, and the faster type's wins: every MatMul goes to the first GPU, the
-// second GPU gets nothing, and the Placeholders (fed on the host: no GPU
-// kernel) stay on the CPU.
+// type, and the faster type's wins: without the margin the twig runs on
+// the second GPU; with it every MatMul goes to the first GPU, the second
+// gets nothing, and the Placeholders (fed on the host: no GPU kernel) stay
+// on the CPU. (Those make the GPU's one-device plan a walk, not a sum.)
 TEST(GreedyPlacement, TheOneDevicePlanIsTheFastestTypes) {
   Scope s = Scope::NewRootScope();
   ABranchAndATwig(s);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   const std::vector<std::string> devices = {Dev(0, "CPU", 0), Dev(0, "GPU", 0), Dev(0, "GPU", 1)};
-  auto r = Place(s.graph(), devices);
+  // Measured: the branch's MatMuls 1 s each on a GPU, the twig 0.2 s (ten
+  // times that on the CPU), so that a second GPU saves the twig's time (5%)
+  // against transfers of microseconds.
+  MeasuredCostModel cost(*s.graph());
+  for (int i = 0; i < 4; ++i) {
+    cost.Record("branch" + std::to_string(i), "GPU", 1.0);
+    cost.Record("branch" + std::to_string(i), "CPU", 10.0);
+  }
+  cost.Record("twig", "GPU", 0.2);
+  cost.Record("twig", "CPU", 2.0);
+  PlacerOptions opt;
+  opt.cost_model = &cost;
+  opt.min_spread_gain = 0;
+  auto spread = Place(s.graph(), devices, opt);
+  ASSERT_TRUE(spread.ok()) << spread.status().ToString();
+  EXPECT_GT(spread->nodes_per_device.at(devices[2]), 0);
+
+  for (Node* n : s.graph()->nodes()) n->set_assigned_device("");
+  opt.min_spread_gain = PlacerOptions().min_spread_gain;
+  auto r = Place(s.graph(), devices, opt);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   for (Node* n : s.graph()->nodes()) {
     EXPECT_EQ(n->assigned_device(), n->op() == "MatMul" ? devices[1] : devices[0]) << n->name();
   }
   EXPECT_EQ(r->nodes_per_device.at(devices[2]), 0);
+}
+
+// Across tasks the spreading is the graph's own: no one-device plan is
+// weighed, and the twig runs beside the branch on the other task.
+TEST(GreedyPlacement, AcrossTasksNoOneDevicePlanIsWeighed) {
+  Scope s = Scope::NewRootScope();
+  ABranchAndATwig(s);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto r = Place(s.graph(), {Dev(0, "CPU", 0), Dev(1, "CPU", 0)});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_GT(r->nodes_per_device.at(Dev(1, "CPU", 0)), 0);
 }
 
 TEST(GreedyPlacement, IsDeterministic) {
