@@ -229,6 +229,7 @@ StatusOr<std::vector<PartitionPlan>> PlanPartitions(
   plan.placer.allow_soft_placement = o.allow_soft_placement;
   plan.placer.cost_model = cost;
   plan.placer.strategy = o.placement_strategy;
+  plan.placer.min_spread_gain = o.placement_min_spread_gain;
   plan.partition.schedule_recvs = o.schedule_recvs;
   plan.partition.lossy_float_transfer = o.lossy_float_transfer;
   plan.pinned = std::move(pinned);

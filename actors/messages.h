@@ -207,6 +207,7 @@ struct MasterOptions {
   int64_t placement_measure_steps = 0;
   double placement_replace_threshold = 0.1;
   PlacementStrategy placement_strategy = PlacementStrategy::kGreedy;
+  double placement_min_spread_gain = 0.1;
   // Told of every task lost and attached again (actors/supervisor.h).
   caf::actor supervisor;
   // SupervisionOptions' callbacks of the same names.

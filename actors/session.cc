@@ -237,6 +237,7 @@ class ActorSession final : public Session {
     master.placement_measure_steps = options.placement_measure_steps;
     master.placement_replace_threshold = options.placement_replace_threshold;
     master.placement_strategy = options.placement_strategy;
+    master.placement_min_spread_gain = options.placement_min_spread_gain;
     master.links = links_;
     lock.unlock();
     Supervise(supervisor, SpawnMaster());
@@ -294,6 +295,10 @@ StatusOr<std::unique_ptr<Session>> Session::Create(const SessionOptions& options
   if (options.intra_op_threads < 1) {
     return errors::InvalidArgument("SessionOptions.intra_op_threads must be >= 1, got ",
                                    options.intra_op_threads);
+  }
+  if (!(options.placement_min_spread_gain >= 0 && options.placement_min_spread_gain < 1)) {
+    return errors::InvalidArgument("SessionOptions.placement_min_spread_gain must be in [0, 1), got ",
+                                   options.placement_min_spread_gain);
   }
   if (options.cluster.has_value()) {
     if (options.health_interval_ms <= 0 || options.health_timeout_ms <= 0) {

@@ -66,6 +66,11 @@ struct SessionOptions {
   double placement_replace_threshold = 0.1;
   // The paper's greedy placement, or a baseline to judge it by.
   PlacementStrategy placement_strategy = PlacementStrategy::kGreedy;
+  // Greedy placement over the devices of one process keeps a Run on one
+  // device unless spreading it simulates at least this fraction faster
+  // (PlacerOptions::min_spread_gain); in [0, 1). 0: spread whenever the
+  // simulation says it is no slower.
+  double placement_min_spread_gain = 0.1;
 
   // Run on a cluster instead of this process's devices (paper 3.3): the
   // master, in this process, connects to every task of the spec, places
