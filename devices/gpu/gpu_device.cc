@@ -228,6 +228,14 @@ Status GpuDevice::Order(cudaStream_t producer, cudaStream_t waiter) {
   return s;
 }
 
+Status GpuDevice::Settled(cudaStream_t stream, Status s) {
+  // On failure the caller releases the copy's buffers at once, while the
+  // copy may still be running: it must finish first. (Only on an error
+  // path; never on a step's.)
+  if (!s.ok()) cudaStreamSynchronize(stream);
+  return s;
+}
+
 Status GpuDevice::HoldUntilDone(cudaStream_t stream, Tensor keep) {
   // Released on a host thread, not in the host function: the free takes
   // the allocator's lock, which a thread growing the allocator holds
@@ -261,7 +269,9 @@ void GpuDevice::CopyDeviceToHost(const Tensor& src, std::function<void(const Sta
       });
     });
   }
-  if (!s.ok()) done(s.WithPrefix("copying a tensor from " + name() + " to the host: "), Tensor());
+  if (!s.ok()) {
+    done(Settled(d2h_, s).WithPrefix("copying a tensor from " + name() + " to the host: "), Tensor());
+  }
 }
 
 StatusOr<Tensor> GpuDevice::CopyHostToDevice(const Tensor& src) {
@@ -276,8 +286,8 @@ StatusOr<Tensor> GpuDevice::CopyHostToDevice(const Tensor& src) {
   TACT_RETURN_IF_ERROR(
       CudaStatus(cudaMemcpyAsync(dst.raw_data(), src.raw_data(), bytes, cudaMemcpyHostToDevice, h2d_),
                  "cudaMemcpyAsync (host to device)"));
-  TACT_RETURN_IF_ERROR(HoldUntilDone(h2d_, src));
-  TACT_RETURN_IF_ERROR(Order(h2d_, compute_));
+  TACT_RETURN_IF_ERROR(Settled(h2d_, HoldUntilDone(h2d_, src)));
+  TACT_RETURN_IF_ERROR(Settled(h2d_, Order(h2d_, compute_)));
   return dst;
 }
 
@@ -300,8 +310,8 @@ StatusOr<Tensor> GpuDevice::CopyFromPeer(GpuDevice* src_device, const Tensor& sr
   TACT_RETURN_IF_ERROR(CudaStatus(
       cudaMemcpyPeerAsync(dst.raw_data(), ordinal_, src.raw_data(), src_device->ordinal(), bytes, d2d_),
       "cudaMemcpyPeerAsync"));
-  TACT_RETURN_IF_ERROR(HoldUntilDone(d2d_, src));
-  TACT_RETURN_IF_ERROR(Order(d2d_, compute_));
+  TACT_RETURN_IF_ERROR(Settled(d2d_, HoldUntilDone(d2d_, src)));
+  TACT_RETURN_IF_ERROR(Settled(d2d_, Order(d2d_, compute_)));
   return dst;
 }
 

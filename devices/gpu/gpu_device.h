@@ -132,6 +132,9 @@ class GpuDevice final : public Device {
 
   // Makes `waiter` wait for the work enqueued on `producer` so far.
   Status Order(cudaStream_t producer, cudaStream_t waiter);
+  // `s`, once the work enqueued on `stream` so far is done when `s` is an
+  // error: the caller then drops buffers a copy there may still be using.
+  Status Settled(cudaStream_t stream, Status s);
   // Holds `keep` until the work enqueued on `stream` so far is done.
   Status HoldUntilDone(cudaStream_t stream, Tensor keep);
 
