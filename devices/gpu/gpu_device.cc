@@ -9,6 +9,7 @@
 
 #include "devices/bfc_allocator.h"
 #include "devices/device_factory.h"
+#include "devices/serial_queue.h"
 
 namespace tact::gpu {
 namespace {
@@ -59,7 +60,7 @@ size_t Bytes(const Tensor& t) { return t.TotalBytes(); }
 
 // Runs a std::function posted to a stream with cudaLaunchHostFunc. The
 // function must not call CUDA (CUDA's rule for host functions), so what
-// follows a copy is handed to the device's host threads.
+// follows a copy is only enqueued there (GpuDevice::AfterCopy).
 void RunHostFunc(void* arg) {
   auto* fn = static_cast<std::function<void()>*>(arg);
   (*fn)();
@@ -143,15 +144,20 @@ Status CudaStatus(cudaError_t err, const char* what) {
 }
 
 struct GpuDevice::HostSide {
-  explicit HostSide(int threads)
+  HostSide(int threads, int ordinal)
       : threads(threads < 1 ? 1 : threads),
         pool(this->threads),
         eigen(&pool, this->threads),
-        inter_op(this->threads) {}
+        inter_op(this->threads),
+        after_copies("gpu" + std::to_string(ordinal) + " copies") {}
   int threads;
   Eigen::ThreadPool pool;
   Eigen::ThreadPoolDevice eigen;
   Eigen::ThreadPool inter_op;
+  // What follows a copy, handed over by CUDA's host-function thread, which
+  // may only enqueue (AfterCopy). Last: destroyed first, running what is
+  // queued while the pools it schedules onto still exist.
+  SerialQueue after_copies;
 };
 
 GpuDevice::GpuDevice(const std::string& name, int ordinal) : Device(name, DEVICE_GPU), ordinal_(ordinal) {}
@@ -182,7 +188,7 @@ StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(const std::string& name, 
   }
   TACT_RETURN_IF_ERROR(
       GetAllocators(ordinal, options.memory_limit, &d->device_allocator_, &d->pinned_allocator_));
-  d->host_ = std::make_unique<HostSide>(options.host_threads);
+  d->host_ = std::make_unique<HostSide>(options.host_threads, ordinal);
   std::lock_guard<std::mutex> lock(LiveMutex());
   LiveDevices().push_back(d.get());
   return d;
@@ -236,13 +242,15 @@ Status GpuDevice::Settled(cudaStream_t stream, Status s) {
   return s;
 }
 
+Status GpuDevice::AfterCopy(cudaStream_t stream, std::function<void()> fn) {
+  SerialQueue* queue = &host_->after_copies;
+  return LaunchHostFunc(stream, [queue, fn = std::move(fn)]() mutable { queue->Push(std::move(fn)); });
+}
+
 Status GpuDevice::HoldUntilDone(cudaStream_t stream, Tensor keep) {
-  // Released on a host thread, not in the host function: the free takes
-  // the allocator's lock, which a thread growing the allocator holds
-  // across cudaMalloc, and a host function must not wait on CUDA.
-  return LaunchHostFunc(stream, [this, keep = std::move(keep)]() mutable {
-    Schedule([keep = std::move(keep)]() mutable { keep = Tensor(); });
-  });
+  // Released off CUDA's thread: the free takes the allocator's lock, which
+  // a thread growing the allocator holds across cudaMalloc.
+  return AfterCopy(stream, [keep = std::move(keep)]() mutable { keep = Tensor(); });
 }
 
 void GpuDevice::CopyDeviceToHost(const Tensor& src, std::function<void(const Status&, Tensor)> done) {
@@ -262,7 +270,7 @@ void GpuDevice::CopyDeviceToHost(const Tensor& src, std::function<void(const Sta
                    "cudaMemcpyAsync (device to host)");
   }
   if (s.ok()) {
-    s = LaunchHostFunc(d2h_, [this, src, host = *dst, done]() mutable {
+    s = AfterCopy(d2h_, [this, src, host = *dst, done]() mutable {
       Schedule([src = std::move(src), host = std::move(host), done = std::move(done)]() mutable {
         src = Tensor();
         done(Status::OK(), std::move(host));

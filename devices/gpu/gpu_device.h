@@ -135,6 +135,11 @@ class GpuDevice final : public Device {
   // `s`, once the work enqueued on `stream` so far is done when `s` is an
   // error: the caller then drops buffers a copy there may still be using.
   Status Settled(cudaStream_t stream, Status s);
+  // Runs `fn` on the device's copy-completion thread once the work
+  // enqueued on `stream` so far is done. CUDA's host function only
+  // enqueues it: there a thread may not call CUDA, nor wait for a lock a
+  // thread inside CUDA holds.
+  Status AfterCopy(cudaStream_t stream, std::function<void()> fn);
   // Holds `keep` until the work enqueued on `stream` so far is done.
   Status HoldUntilDone(cudaStream_t stream, Tensor keep);
 
