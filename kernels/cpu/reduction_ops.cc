@@ -205,17 +205,8 @@ class ReductionOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    StatusOr<ReductionPlan> plan = MakeReductionPlan(in.shape(), ctx->input(1), keep_dims_);
-    OP_REQUIRES_OK(ctx, plan.status());
-    bool any_reduced = false;
-    for (const auto& g : plan->groups) any_reduced |= g.reduced;
-    if (!any_reduced && in.NumElements() > 0) {
-      // Only size-1 (or no) axes are reduced: the values are the input's.
-      StatusOr<Tensor> same = in.Reshaped(plan->output_shape);
-      OP_REQUIRES_OK(ctx, same.status());
-      ctx->set_output(0, *same);
-      return;
-    }
+    std::optional<ReductionPlan> plan = PlanReductionOrForward(ctx, keep_dims_);
+    if (!plan) return;
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan->output_shape, &out));
     if (out->NumElements() == 0) return;

@@ -38,4 +38,23 @@ StatusOr<ReductionPlan> MakeReductionPlan(const TensorShape& in, const Tensor& a
   return plan;
 }
 
+std::optional<ReductionPlan> PlanReductionOrForward(OpKernelContext* ctx, bool keep_dims) {
+  const Tensor& in = ctx->input(0);
+  StatusOr<ReductionPlan> plan = MakeReductionPlan(in.shape(), ctx->input(1), keep_dims);
+  if (!plan.ok()) {
+    ctx->CtxFailure(plan.status());
+    return std::nullopt;
+  }
+  bool any_reduced = false;
+  for (const auto& g : plan->groups) any_reduced |= g.reduced;
+  if (any_reduced || in.NumElements() == 0) return std::move(plan).value();
+  StatusOr<Tensor> same = in.Reshaped(plan->output_shape);
+  if (same.ok()) {
+    ctx->set_output(0, *same);
+  } else {
+    ctx->CtxFailure(same.status());
+  }
+  return std::nullopt;
+}
+
 }  // namespace tact

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "graph/tensor.h"
+#include "kernels/op_kernel.h"
 
 namespace tact {
 
@@ -26,5 +28,11 @@ struct ReductionPlan {
 // axis once; InvalidArgument naming the axis and the input's shape
 // otherwise.
 StatusOr<ReductionPlan> MakeReductionPlan(const TensorShape& in, const Tensor& axes_tensor, bool keep_dims);
+
+// The start of a reduction kernel on any device: the plan for input 0
+// reduced over the axes of input 1. Empty when the kernel is done already:
+// the plan was refused (the error is set on `ctx`), or only size-1 (or no)
+// axes are reduced and the output, set on `ctx`, is the input reshaped.
+std::optional<ReductionPlan> PlanReductionOrForward(OpKernelContext* ctx, bool keep_dims);
 
 }  // namespace tact
