@@ -123,13 +123,17 @@ void MasterLinks::Arrived(const LinkSender& from, int64_t step_id, const std::st
       }
     }
   }
-  if (finished) finished(std::move(fetched));
   OnStepDone on_done;
   {
     std::lock_guard<std::mutex> lock(mu_);
     on_done = on_done_;
   }
+  // The master's copy first: once answered, the client may close the
+  // session at once, and a close that reached the master before this
+  // StepDone would find the finished step still running and abort it on
+  // every task (a frame each, for nothing).
   if (on_done) on_done(std::move(**done));
+  if (finished) finished(std::move(fetched));
 }
 
 void MasterLinks::Queue(const std::string& task, Job job) {

@@ -112,8 +112,8 @@ TEST(WireTypesTest, WhatCrossesBetweenProcessesInAStepDecodesAsRuntimeTypes) {
     EXPECT_EQ(Count(*w, "Describe"), 1u);
     EXPECT_EQ(Count(*w, "Introduce"), 1u);
   }
-  EXPECT_EQ(Count(w0, "LinkFrame"), kSteps + 1);        // its RunSteps
-  EXPECT_EQ(Count(w1, "LinkFrame"), 2 * (kSteps + 1));  // its RunSteps and worker 0's tensors
+  EXPECT_EQ(Count(w0, "LinkFrame"), kSteps + 1) << w0.dump();        // its RunSteps
+  EXPECT_EQ(Count(w1, "LinkFrame"), 2 * (kSteps + 1)) << w1.dump();  // its RunSteps and worker 0's tensors
   // Worker 0 connected to worker 1 (the higher name) and said hello; worker
   // 1 answered with its TaskInfo.
   EXPECT_EQ(Count(w1, "Hello"), 1u);
