@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "devices/device_name.h"
 #include "placement/loop_control.h"
 #include "placement/prefetch.h"
 #include "placement/recv_schedule.h"
@@ -36,6 +37,7 @@ struct Pair {
   int recv_index;   // the _Recv, in the destination partition's nodes
   int input_index;  // what consumers read: the _Recv, or the _ExpandFromUpper16
   int need = 0;     // earliest ALAP level among its consumers
+  bool copy = false;  // a duplicated Const: no _Recv, nothing to schedule
 };
 
 // The pairs by key: open addressing over indices into a vector, sized once
@@ -125,6 +127,11 @@ class Partitioner {
   // (kControlPort: the "^..." control input), creating the pair on first use.
   Status CrossInput(const Edge* e, int dst_device, std::string* input);
   Pair& MakePair(const Node* src, int port, int dst_device);
+  // Whether src:port is a Const that DuplicateConst may copy to dst_device.
+  bool Duplicable(const Node* src, int port, int dst_device);
+  // Adds the copy of Const `src` in dst_device's partition, as a pair whose
+  // consumers read the copy.
+  Pair& DuplicateConst(const Node* src, int dst_device);
   // What pair number `k` sends, with the nodes that make it on the source
   // device (a control edge's dummy, a lossy tensor's truncation).
   struct Payload {
@@ -164,6 +171,7 @@ class Partitioner {
   std::vector<std::string> devices_;  // index -> full name
   std::unordered_map<std::string, int> device_index_;  // once devices_ is long
   std::vector<int> device_of_;        // node id -> index
+  std::vector<std::string> device_types_;  // index -> type ("" unparsed), as needed
   std::vector<GraphDef> parts_;       // by device index
   bool names_may_collide_ = false;    // some node name contains "/_"
   PairTable pairs_;
@@ -378,6 +386,39 @@ Pair& Partitioner::MakePair(const Node* src, int port, int dst_device) {
   return pairs_.Add(pair);
 }
 
+bool Partitioner::Duplicable(const Node* src, int port, int dst_device) {
+  if (port != 0 || src->op() != "Const" || !src->in_edges().empty()) return false;
+  auto value = src->attrs().find("value");
+  if (value == src->attrs().end() || value->second.kind() != AttrValue::Kind::kTensor ||
+      static_cast<int64_t>(value->second.tensor().TotalBytes()) > options_.duplicate_const_max_bytes) {
+    return false;
+  }
+  // A kernel of the source's device type computes it; another type might
+  // have none, or keep the value in another memory.
+  device_types_.resize(devices_.size());
+  for (int d : {device_of_[src->id()], dst_device}) {
+    if (!device_types_[d].empty()) continue;
+    StatusOr<DeviceName> name = DeviceName::Parse(devices_[d]);
+    device_types_[d] = name.ok() && name->has_type ? name->type : "?" + devices_[d];
+  }
+  return device_types_[device_of_[src->id()]] == device_types_[dst_device];
+}
+
+Pair& Partitioner::DuplicateConst(const Node* src, int dst_device) {
+  ++result_.duplicated_consts;
+  NodeDef c;
+  c.name = FreeName(Concat(src->name(), "/_dup_", std::to_string(dst_device)));
+  c.op = "Const";
+  c.device = devices_[dst_device];
+  c.attrs = src->attrs();
+  Pair pair;
+  pair.key = PairKey{src->id(), 0, dst_device};
+  pair.recv_index = pair.input_index = static_cast<int>(parts_[dst_device].nodes.size());
+  pair.copy = true;
+  Append(dst_device, std::move(c));
+  return pairs_.Add(pair);
+}
+
 Status Partitioner::CrossInput(const Edge* e, int dst_device, std::string* input) {
   const int port = e->IsControlEdge() ? kControlPort : e->src_output;
   if (port != kControlPort && IsRefType(e->dst->input_type(e->dst_input))) {
@@ -388,8 +429,11 @@ Status Partitioner::CrossInput(const Edge* e, int dst_device, std::string* input
         "; a Variable and the ops that update it must be placed together");
   }
   Pair* pair = pairs_.Find(PairKey{e->src->id(), port, dst_device});
-  if (pair == nullptr) pair = &MakePair(e->src, port, dst_device);
-  if (options_.schedule_recvs) {
+  if (pair == nullptr) {
+    pair = Duplicable(e->src, port, dst_device) ? &DuplicateConst(e->src, dst_device)
+                                                 : &MakePair(e->src, port, dst_device);
+  }
+  if (options_.schedule_recvs && !pair->copy) {
     consumers_.emplace_back(static_cast<int>(pair - pairs_.pairs().data()), e->dst->id());
   }
   const std::string& name = parts_[dst_device].nodes[pair->input_index].name;
@@ -412,6 +456,7 @@ Status Partitioner::ScheduleRecvs() {
     pairs[pair].need = std::min(pairs[pair].need, schedule.alap(consumer));
   }
   for (const Pair& pair : pairs) {
+    if (pair.copy) continue;
     const PairKey& key = pair.key;
     const int gate = schedule.Gate(key.dst_device, pair.need, options_.recv_lead_levels,
                                    schedule.asap(key.src));

@@ -21,6 +21,9 @@
 //    edges, carried by a scalar int32 Const that runs after the control
 //    source on its device and whose _Recv is the control input of the
 //    consumers;
+//  - no pair for a small Const (no inputs, a value of at most
+//    duplicate_const_max_bytes) read on another device of its type: the
+//    destination gets a copy of it, "<src>/_dup_<d>", made once per device;
 //  - each pair with its own tensor_name ("edge_<k>_<src>" for output 0,
 //    "edge_<k>_<src>:<port>", "edge_<k>_^<src>" for a control edge; k counts
 //    pairs), so its rendezvous key send;incarnation;recv;name is unique in a
@@ -81,6 +84,15 @@ struct PartitionOptions {
   // own feeds and fetches (BuildSubgraph's _Recv/_Send, not pairs made here).
   bool lossy_float_transfer = false;
   std::set<std::pair<std::string, std::string>> lossy_float_transfer_pairs;
+
+  // A Const of at most this many bytes that is read on another device of
+  // the same type is copied into that device's partition instead of being
+  // sent there every step. A transfer of a shape or a scalar costs a
+  // message each step and makes the reader's partition wait for the Const's
+  // (two data-parallel towers that share a CSE-merged Const: the second
+  // tower could not start before the first one's task had). A copy costs
+  // its bytes once. 0: every Const is sent.
+  int64_t duplicate_const_max_bytes = 1024;
 };
 
 struct PartitionResult {
@@ -90,6 +102,7 @@ struct PartitionResult {
   int control_pairs = 0;    // of which carry control edges
   int lossy_pairs = 0;      // of which carry float32 as 16 bits
   int scheduled_recvs = 0;  // Recvs given a control edge by schedule_recvs
+  int duplicated_consts = 0;  // copies of Consts made instead of pairs
 };
 
 // Splits `graph`, every node of which must have an assigned device.

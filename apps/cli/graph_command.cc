@@ -92,6 +92,7 @@ int RunGraph(const GraphOptions& o) {
                                        {"bytes_across_devices", r.bytes_across_devices},
                                        {"send_recv_pairs", p.send_recv_pairs},
                                        {"control_pairs", p.control_pairs},
+                                       {"duplicated_consts", p.duplicated_consts},
                                        {"makespan_s", r.makespan_seconds},
                                        {"dot", o.dot.empty() ? nlohmann::ordered_json()
                                                              : nlohmann::ordered_json(o.dot)}};
@@ -107,7 +108,8 @@ int RunGraph(const GraphOptions& o) {
     std::printf("  %s: %d nodes\n", d.c_str(), r.nodes_per_device.at(d));
   }
   std::printf("bytes crossing devices: %lld\n", static_cast<long long>(r.bytes_across_devices));
-  std::printf("send/recv pairs: %d (%d for control edges)\n", p.send_recv_pairs, p.control_pairs);
+  std::printf("send/recv pairs: %d (%d for control edges); small Consts copied instead: %d\n",
+              p.send_recv_pairs, p.control_pairs, p.duplicated_consts);
   std::printf("simulated makespan: %.6f s\n", r.makespan_seconds);
   if (!o.dot.empty()) std::printf("wrote %s\n", o.dot.c_str());
   return 0;

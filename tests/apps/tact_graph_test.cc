@@ -101,6 +101,7 @@ class TactGraphTest : public ::testing::Test {
     if (j.is_discarded()) return j;
 
     const int nodes = j["nodes"], pairs = j["send_recv_pairs"], control = j["control_pairs"];
+    const int copies = j["duplicated_consts"];
     EXPECT_EQ(j["devices"], devices);
     EXPECT_EQ(j["dot"], P("g.dot"));
     EXPECT_EQ(j["nodes_per_device"].size(), static_cast<size_t>(devices));
@@ -113,9 +114,9 @@ class TactGraphTest : public ::testing::Test {
     const Dot dot = ParseDot(P("g.dot"));
     EXPECT_TRUE(dot.repeated.empty()) << dot.repeated.front();
     EXPECT_EQ(dot.unparsed, 0);
-    // Every node of the placed graph, plus a _Send and a _Recv per pair and
-    // a dummy Const per control pair.
-    EXPECT_EQ(static_cast<int>(dot.nodes.size()), nodes + 2 * pairs + control);
+    // Every node of the placed graph, plus a _Send and a _Recv per pair, a
+    // dummy Const per control pair and each copy of a small Const.
+    EXPECT_EQ(static_cast<int>(dot.nodes.size()), nodes + 2 * pairs + control + copies);
     // One cluster per device that has nodes, labelled with its name and
     // holding as many nodes as the summary says (beside what the
     // partitioner added).
@@ -126,7 +127,10 @@ class TactGraphTest : public ::testing::Test {
     std::map<std::string, int> in_cluster;
     std::map<std::string, std::set<std::string>> colours;  // cluster -> its fill colours
     for (const auto& [name, n] : dot.nodes) {
-      if (!added.count(name) && name.find("/_ctrl_") == std::string::npos) ++in_cluster[n.cluster];
+      if (!added.count(name) && name.find("/_ctrl_") == std::string::npos &&
+          name.find("/_dup_") == std::string::npos) {
+        ++in_cluster[n.cluster];
+      }
       colours[n.cluster].insert(n.colour);
     }
     std::set<std::string> all_colours;
@@ -151,6 +155,13 @@ class TactGraphTest : public ::testing::Test {
       EXPECT_EQ(e.label.rfind("edge_", 0), 0u) << e.label;
     }
     EXPECT_EQ(dashed, pairs);
+    int copied = 0;
+    for (const auto& [name, n] : dot.nodes) {
+      if (name.find("/_dup_") == std::string::npos) continue;
+      ++copied;
+      EXPECT_EQ(n.op, "Const") << name;
+    }
+    EXPECT_EQ(copied, copies);
 
     // GraphViz itself, where it is installed (it is not a dependency).
     if (std::system("command -v dot > /dev/null 2>&1") == 0) {
@@ -168,6 +179,7 @@ TEST_F(TactGraphTest, CnnTrainingOnFourDevicesIsDrawnWithItsSendRecvPairs) {
   nlohmann::json j = CheckGraph("--model cnn --train", 4);
   ASSERT_FALSE(j.is_discarded());
   EXPECT_GT(j["send_recv_pairs"].get<int>(), 0);
+  EXPECT_GT(j["duplicated_consts"].get<int>(), 0);  // shapes and scalars the devices share
   EXPECT_TRUE(j["train"].get<bool>());
 }
 

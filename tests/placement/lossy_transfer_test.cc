@@ -84,6 +84,7 @@ TEST(LossyTransferTest, EveryPairSendsUpperSixteenBitsOfFloatsOnly) {
   Build(&f);
   PartitionOptions opts;
   opts.lossy_float_transfer = true;
+  opts.duplicate_const_max_bytes = 0;  // the int32 Const i must cross, not be copied
   PartitionResult parts;
   auto out = RunSplit(*f.s.graph(), opts, &parts);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
