@@ -190,7 +190,9 @@ GraphDef Transfer(int64_t bytes, const std::string& from, const std::string& to)
 // it started.
 GraphDef PingPongChain(int hops, const std::string& a, const std::string& b) {
   Scope s = Scope::NewRootScope();
-  Output x = Const(s.WithDevice(a), Tensor::Scalar<float>(1));
+  // Not the Const itself on the first hop: the partitioner would copy a
+  // small Const to b rather than send it (PartitionOptions).
+  Output x = Identity(s.WithDevice(a), Const(s.WithDevice(a), Tensor::Scalar<float>(1)));
   for (int i = 1; i <= hops; ++i) x = Identity(s.WithDevice(i % 2 == 1 ? b : a), x);
   Identity(s.WithDevice(a).WithOpName("end"), x);
   return *s.ToGraphDef();
