@@ -144,7 +144,7 @@ void ExecutorState::RunLoop(ReadyQueue* ready) {
         StartAsync(id, ready);
         continue;
       }
-      if (impl_->g_.items[id].expensive) SendBatch::Flush();
+      if (impl_->g_.Expensive(id)) SendBatch::Flush();
       RunKernel(id, &newly_ready);
     }
     if (!NodeDone(newly_ready, ready)) return;
@@ -232,7 +232,7 @@ bool ExecutorState::NodeDone(const std::vector<int>& newly_ready, ReadyQueue* re
   }
   int inline_expensive = -1;
   for (int id : newly_ready) {
-    const bool expensive = impl_->g_.items[id].expensive;
+    const bool expensive = impl_->g_.Expensive(id);
     if (ready != nullptr && !expensive) {
       ready->Push(id);
     } else if (ready != nullptr && ready->allows_expensive() && inline_expensive < 0) {

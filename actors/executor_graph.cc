@@ -44,9 +44,13 @@ Status ExecutorGraph::Initialize(std::shared_ptr<const Graph> g, Device* d) {
     }
     item.out_end = static_cast<int>(out_edges.size());
   }
+  std::vector<bool> declared_expensive(n, false);
   for (Node* node : graph->nodes()) {
     if (initial_pending[node->id()] == 0) roots.push_back(node->id());
+    // (An async kernel is never timed: Compute does not run it.)
+    declared_expensive[node->id()] = items[node->id()].expensive;
   }
+  costs = std::make_unique<KernelCosts>(declared_expensive);
   return Status::OK();
 }
 

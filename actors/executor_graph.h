@@ -11,8 +11,11 @@
 #include <vector>
 
 #include "actors/executor.h"
+#include "actors/kernel_costs.h"
 
 namespace tact {
+
+int64_t NowNs();  // a steady clock
 
 // Where one output of a node goes.
 struct OutEdge {
@@ -28,7 +31,7 @@ struct OutEdge {
 struct NodeItem {
   std::unique_ptr<OpKernel> kernel;
   bool is_async = false;
-  bool expensive = true;
+  bool expensive = true;  // as the kernel declares; ExecutorGraph::Expensive decides
   int input_start = 0;  // first of this node's input slots
   int num_inputs = 0;
   int out_begin = 0;    // range in ExecutorGraph::out_edges
@@ -43,8 +46,14 @@ struct ExecutorGraph {
   std::vector<int32_t> initial_pending;  // every in-edge of each node
   std::vector<int> roots;           // nodes with no inputs, in id order
   int num_slots = 0;
+  // What the executors learn of the declared-expensive kernels' run times.
+  std::unique_ptr<KernelCosts> costs;
 
   Status Initialize(std::shared_ptr<const Graph> g, Device* d);
+
+  // Whether a ready node `id` goes to the device's threads when others are
+  // ready beside it (actors/kernel_costs.h).
+  bool Expensive(int id) const { return costs->Expensive(id); }
 
   // A kernel context for node `id` reading its inputs from `inputs`.
   // (This and Compute are on every node's path: inline.)
@@ -64,11 +73,14 @@ struct ExecutorGraph {
   // std::bad_alloc deep inside a library) becomes the kernel's error
   // rather than the end of the process.
   void Compute(int id, OpKernelContext* ctx) const {
+    const bool timed = costs->Timed(id);
+    const int64_t start = timed ? NowNs() : 0;
     try {
       items[id].kernel->Compute(ctx);
     } catch (const std::exception& e) {
       ctx->CtxFailure(errors::Internal("kernel threw: ", e.what()));
     }
+    if (timed) costs->Record(id, NowNs() - start);
   }
   // What `edge` delivers of `output`: the tensor, or for a ref feeding a
   // plain input the variable's value; the error names the consumer.
@@ -78,7 +90,5 @@ struct ExecutorGraph {
   void RecordStats(const Executor::Args& args, int64_t step_start_ns, int id, int64_t start_ns,
                    OpKernelContext* ctx) const;
 };
-
-int64_t NowNs();
 
 }  // namespace tact

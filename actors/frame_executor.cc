@@ -363,7 +363,7 @@ void FrameState::RunLoop(Ready* ready) {
       StartAsync(t, ready);
       continue;
     } else {
-      if (g_.items[t.id].expensive) SendBatch::Flush();
+      if (g_.Expensive(t.id)) SendBatch::Flush();
       const int64_t start = args_.stats ? NowNs() : 0;
       params = Params(t);
       ctx.emplace(params);
@@ -440,7 +440,7 @@ void FrameState::Schedule(const std::vector<Tagged>& newly, Ready* ready) {
   // cheap is left; other expensive ones go to the device's threads.
   const Tagged* keep = nullptr;
   for (const Tagged& n : newly) {
-    const bool expensive = !n.dead && g_.items[n.id].expensive;
+    const bool expensive = !n.dead && g_.Expensive(n.id);
     if (ready != nullptr && !expensive) {
       ready->nodes.push_back(n);
     } else if (ready != nullptr && ready->allows_expensive && keep == nullptr) {

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
@@ -23,21 +25,51 @@ using test::MakeExecutor;
 
 // Test ops, so that the executor is tested apart from the real kernels.
 REGISTER_OP("TestPlusOne").Input("x: float").Output("y: float");      // expensive
+REGISTER_OP("TestQuickPlusOne").Input("x: float").Output("y: float");  // declared expensive
 REGISTER_OP("TestCheapAdd").Input("x: float").Input("y: float").Output("z: float");
 REGISTER_OP("TestFailIfNegative").Input("x: float").Output("y: float");
 
 // The thread the last TestPlusOne ran on.
 std::atomic<std::thread::id> g_plus_one_thread;
 
+// The threads TestQuickPlusOne and TestPlusOne ran on since the last clear.
+std::mutex g_threads_mu;
+std::vector<std::thread::id> g_threads;
+
+void RecordThread() {
+  std::lock_guard<std::mutex> lock(g_threads_mu);
+  g_threads.push_back(std::this_thread::get_id());
+}
+
+void PlusOne(OpKernelContext* ctx) {
+  const Tensor& x = ctx->input(0);
+  Tensor* y;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+  for (int64_t i = 0; i < x.NumElements(); ++i) y->data<float>()[i] = x.data<float>()[i] + 1;
+}
+
+// Expensive in fact too: it runs for 20 us, well above what the executor
+// keeps on a thread that made it ready (actors/kernel_costs.h).
 class TestPlusOneOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    Tensor* y;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
-    for (int64_t i = 0; i < x.NumElements(); ++i) y->data<float>()[i] = x.data<float>()[i] + 1;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    PlusOne(ctx);
     g_plus_one_thread.store(std::this_thread::get_id());
+    RecordThread();
+  }
+};
+
+// Counts itself expensive (the default) but takes well under a microsecond.
+class TestQuickPlusOneOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    PlusOne(ctx);
+    RecordThread();
   }
 };
 
@@ -65,6 +97,7 @@ class TestFailIfNegativeOp : public OpKernel {
 };
 
 REGISTER_KERNEL_BUILDER(Name("TestPlusOne").Device(DEVICE_CPU), TestPlusOneOp);
+REGISTER_KERNEL_BUILDER(Name("TestQuickPlusOne").Device(DEVICE_CPU), TestQuickPlusOneOp);
 REGISTER_KERNEL_BUILDER(Name("TestCheapAdd").Device(DEVICE_CPU), TestCheapAddOp);
 REGISTER_KERNEL_BUILDER(Name("TestFailIfNegative").Device(DEVICE_CPU), TestFailIfNegativeOp);
 
@@ -232,6 +265,74 @@ TEST(ExecutorTest, ACallerThatMustNotComputeRunsOnlyCheapKernels) {
     // Run() calls RunAsync on this thread: the expensive kernel runs here
     // only if this thread may compute.
     EXPECT_EQ(g_plus_one_thread.load() == std::this_thread::get_id(), may_compute);
+  }
+}
+
+// x -> 8 independent `op`s (TestPlusOne or TestQuickPlusOne) -> a sum,
+// fetched.
+class FanOut {
+ public:
+  FanOut(Device* device, const char* op) {
+    Scope s = Scope::NewRootScope();
+    Output x = Feed(s, "x");
+    Output sum = OpBuilder(s, op).Input(x).FinalizeOutput();
+    for (int i = 1; i < 8; ++i) {
+      sum = OpBuilder(s, "TestCheapAdd").Input(sum).Input(OpBuilder(s, op).Input(x).FinalizeOutput())
+                .FinalizeOutput();
+    }
+    Fetch(s, sum, "y");
+    executor_ = MakeExecutor(s, device);
+    OnOtherThreads();
+  }
+  // Runs one step; false if it failed or computed a wrong sum.
+  bool Step() {
+    auto rv = NewLocalRendezvous();
+    if (!rv->Send(Key("x"), Tensor::FromVector<float>({1.0f})).ok()) return false;
+    Executor::Args args;
+    args.rendezvous = rv.get();
+    if (executor_ == nullptr || !executor_->Run(args).ok()) return false;
+    auto y = rv->Recv(FetchKey("y"));
+    return y.ok() && y->data<float>()[0] == 16.0f;  // 8 * (1 + 1)
+  }
+  // How many of the `op`s run since the last call ran on a thread other
+  // than this one, the one that runs the steps.
+  int OnOtherThreads() {
+    std::lock_guard<std::mutex> lock(g_threads_mu);
+    int other = 0;
+    for (std::thread::id t : g_threads) other += t != std::this_thread::get_id();
+    g_threads.clear();
+    return other;
+  }
+
+ private:
+  std::unique_ptr<Executor> executor_;
+};
+
+TEST(ExecutorTest, AKernelDeclaredExpensiveThatRunsQuicklyIsLearnedCheap) {
+  auto device = NewCpuDevice(kDev, 2);
+  FanOut graph(device.get(), "TestQuickPlusOne");
+  // Unmeasured, each counts as expensive: all but the last one kept here go
+  // to the device's threads.
+  ASSERT_TRUE(graph.Step());
+  EXPECT_GE(graph.OnOtherThreads(), 7);
+  // Timed, they take far less than a hand-off: from then on they run on
+  // the thread that made them ready, this one.
+  for (int step = 0; step < 3; ++step) ASSERT_TRUE(graph.Step());
+  graph.OnOtherThreads();
+  for (int step = 0; step < 20; ++step) {
+    ASSERT_TRUE(graph.Step());
+    EXPECT_EQ(graph.OnOtherThreads(), 0) << "step " << step;
+  }
+}
+
+TEST(ExecutorTest, AKernelThatIsExpensiveInFactKeepsGoingToTheDevicesThreads) {
+  auto device = NewCpuDevice(kDev, 2);
+  FanOut graph(device.get(), "TestPlusOne");
+  for (int step = 0; step < 20; ++step) {
+    ASSERT_TRUE(graph.Step());
+    // Each step, 7 of the 8 go to the device's threads and this one keeps
+    // the last.
+    EXPECT_GE(graph.OnOtherThreads(), 7) << "step " << step;
   }
 }
 
