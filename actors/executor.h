@@ -59,7 +59,8 @@ class Executor {
     const std::string* default_container = nullptr;
     // False when RunAsync is called from a thread that must not compute (a
     // CAF scheduler thread): it then runs only cheap kernels (Const,
-    // Identity, _Recv, ...) and hands every expensive one to the device.
+    // Identity, _Recv, ..., and those learned cheap: actors/kernel_costs.h)
+    // and hands every expensive one to the device.
     bool caller_may_compute = true;
   };
   using DoneCallback = std::function<void(const Status&)>;

@@ -15,6 +15,11 @@
 // timed on every kResampleEvery-th run, so that it goes back to the
 // device's threads when its inputs grow (a larger batch fed later).
 //
+// A kernel learned cheap runs where a declared-cheap one does, on a thread
+// that must not compute too (a CAF scheduler thread, a link's reader): a
+// hand-off from there costs as much. If its inputs grow, it runs there at
+// most kResampleEvery times before it is timed again and sent back.
+//
 // Where a node runs never changes what it computes.
 //
 // Thread-safe: relaxed atomics (a lost update only delays the learning).

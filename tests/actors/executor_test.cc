@@ -285,11 +285,12 @@ class FanOut {
     OnOtherThreads();
   }
   // Runs one step; false if it failed or computed a wrong sum.
-  bool Step() {
+  bool Step(bool caller_may_compute = true) {
     auto rv = NewLocalRendezvous();
     if (!rv->Send(Key("x"), Tensor::FromVector<float>({1.0f})).ok()) return false;
     Executor::Args args;
     args.rendezvous = rv.get();
+    args.caller_may_compute = caller_may_compute;
     if (executor_ == nullptr || !executor_->Run(args).ok()) return false;
     auto y = rv->Recv(FetchKey("y"));
     return y.ok() && y->data<float>()[0] == 16.0f;  // 8 * (1 + 1)
@@ -321,6 +322,20 @@ TEST(ExecutorTest, AKernelDeclaredExpensiveThatRunsQuicklyIsLearnedCheap) {
   graph.OnOtherThreads();
   for (int step = 0; step < 20; ++step) {
     ASSERT_TRUE(graph.Step());
+    EXPECT_EQ(graph.OnOtherThreads(), 0) << "step " << step;
+  }
+}
+
+TEST(ExecutorTest, ACallerThatMustNotComputeRunsKernelsLearnedCheap) {
+  // As it runs those declared cheap: a hand-off would cost more than they
+  // do. (One that meets much bigger inputs is caught when it is timed
+  // again, every KernelCosts::kResampleEvery-th run.)
+  auto device = NewCpuDevice(kDev, 2);
+  FanOut graph(device.get(), "TestQuickPlusOne");
+  for (int step = 0; step < 4; ++step) ASSERT_TRUE(graph.Step());
+  graph.OnOtherThreads();
+  for (int step = 0; step < 20; ++step) {
+    ASSERT_TRUE(graph.Step(/*caller_may_compute=*/false));
     EXPECT_EQ(graph.OnOtherThreads(), 0) << "step " << step;
   }
 }
