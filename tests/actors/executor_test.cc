@@ -317,13 +317,17 @@ TEST(ExecutorTest, AKernelDeclaredExpensiveThatRunsQuicklyIsLearnedCheap) {
   ASSERT_TRUE(graph.Step());
   EXPECT_GE(graph.OnOtherThreads(), 7);
   // Timed, they take far less than a hand-off: from then on they run on
-  // the thread that made them ready, this one.
-  for (int step = 0; step < 3; ++step) ASSERT_TRUE(graph.Step());
+  // the thread that made them ready, this one. (A first run can be slow,
+  // and a resampled run preempted: a few steps to learn, and a few runs
+  // elsewhere, against 7 of 8 in every step unlearned.)
+  for (int step = 0; step < 10; ++step) ASSERT_TRUE(graph.Step());
   graph.OnOtherThreads();
+  int elsewhere = 0;
   for (int step = 0; step < 20; ++step) {
     ASSERT_TRUE(graph.Step());
-    EXPECT_EQ(graph.OnOtherThreads(), 0) << "step " << step;
+    elsewhere += graph.OnOtherThreads();
   }
+  EXPECT_LE(elsewhere, 16);  // of 160 runs
 }
 
 TEST(ExecutorTest, ACallerThatMustNotComputeRunsKernelsLearnedCheap) {
@@ -332,12 +336,14 @@ TEST(ExecutorTest, ACallerThatMustNotComputeRunsKernelsLearnedCheap) {
   // again, every KernelCosts::kResampleEvery-th run.)
   auto device = NewCpuDevice(kDev, 2);
   FanOut graph(device.get(), "TestQuickPlusOne");
-  for (int step = 0; step < 4; ++step) ASSERT_TRUE(graph.Step());
+  for (int step = 0; step < 10; ++step) ASSERT_TRUE(graph.Step());
   graph.OnOtherThreads();
+  int elsewhere = 0;
   for (int step = 0; step < 20; ++step) {
     ASSERT_TRUE(graph.Step(/*caller_may_compute=*/false));
-    EXPECT_EQ(graph.OnOtherThreads(), 0) << "step " << step;
+    elsewhere += graph.OnOtherThreads();
   }
+  EXPECT_LE(elsewhere, 16);  // of 160 runs, as above
 }
 
 TEST(ExecutorTest, AKernelThatIsExpensiveInFactKeepsGoingToTheDevicesThreads) {
