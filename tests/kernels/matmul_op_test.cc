@@ -1,6 +1,8 @@
 // MatMul and BatchMatMul against naive triple loops in double.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
 #include <vector>
 
 #include "tests/kernels/kernel_test_util.h"
@@ -64,6 +66,35 @@ TEST(MatMulTest, BlockedProductsMatchNaiveLoopsAndNotTheThreads) {
       }
     }
   }
+}
+
+// Several callers share one device's pool, as concurrent steps and the
+// executor's threads do: the blocks of each product are taken by whichever
+// of its caller and the pool threads comes first (ParallelGemm), and a pool
+// thread that comes late must find none of another product's.
+TEST(MatMulTest, ConcurrentProductsOnOneDeviceGiveTheOneThreadBits) {
+  auto device = NewCpuDevice("/job:localhost/replica:0/task:0/device:CPU:0", 2);
+  Tensor a = test::Random<float>({300, 256}, 5);
+  Tensor b = test::Random<float>({256, 200}, 6);
+  auto want = test::RunOp("MatMul", {a, b}, MatMulAttrs(false, false), 1);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  std::atomic<int> wrong{0}, failed{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t) {
+    callers.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        auto got = test::RunOpOn(device.get(), "MatMul", {a, b}, MatMulAttrs(false, false));
+        if (!got.ok()) {
+          ++failed;
+        } else if (!(*got)[0].BitwiseEqual((*want)[0])) {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& c : callers) c.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(MatMulTest, EmptyDimensions) {
