@@ -126,7 +126,10 @@ TEST(MeasuredPlacementTest, MisleadingEstimatesArePlacedBetterAfterMeasuring) {
   std::vector<Tensor> a, b;
   std::vector<double> ratios;
   std::string rounds;
-  for (int round = 0; round < 5; ++round) {
+  // Up to 12 rounds, for 5 that count: under a parallel test run, two
+  // counted rounds of 5 made the median their larger one (0.52 and 0.85
+  // once, a failure).
+  for (int round = 0; round < 12 && ratios.size() < 5; ++round) {
     const double capacity_before = ParallelCapacity();
     const double before = MedianStepSeconds(*fixed, 3, &a);
     const double after = MedianStepSeconds(*measured, 3, &b);
@@ -136,8 +139,8 @@ TEST(MeasuredPlacementTest, MisleadingEstimatesArePlacedBetterAfterMeasuring) {
     if (capacity >= 1.6) ratios.push_back(after / before);
   }
   std::printf("rounds:%s\n", rounds.c_str());
-  if (ratios.size() < 2) {
-    std::printf("the machine ran two threads at once in fewer than 2 rounds: times not compared\n");
+  if (ratios.size() < 3) {
+    std::printf("the machine ran two threads at once in fewer than 3 rounds: times not compared\n");
   } else {
     std::sort(ratios.begin(), ratios.end());
     EXPECT_LT(ratios[ratios.size() / 2], 0.8) << "steps after measuring over steps before:" << rounds;
