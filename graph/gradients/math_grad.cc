@@ -33,6 +33,12 @@ Status DivGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Output x = In(op, 0), y = In(op, 1);
   return Binary(s, op, Div(s, g[0], y), Neg(s, Div(s, Div(s, Mul(s, g[0], x), y), y)), out);
 }
+// TensorFlow's: d(x mod y)/dx = 1 and d/dy = -floor(x / y), which holds
+// between the jumps.
+Status FloorModGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0), y = In(op, 1);
+  return Binary(s, op, g[0], Neg(s, Mul(s, g[0], FloorDiv(s, x, y))), out);
+}
 Status PowGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Output x = In(op, 0), y = In(op, 1), z(op, 0);
   DataType t = x.type();
@@ -215,6 +221,7 @@ REGISTER_GRADIENT_OP("Add", AddGrad);
 REGISTER_GRADIENT_OP("Sub", SubGrad);
 REGISTER_GRADIENT_OP("Mul", MulGrad);
 REGISTER_GRADIENT_OP("Div", DivGrad);
+REGISTER_GRADIENT_OP("FloorMod", FloorModGrad);
 REGISTER_GRADIENT_OP("Pow", PowGrad);
 REGISTER_GRADIENT_OP("Maximum", MaximumGrad);
 REGISTER_GRADIENT_OP("Minimum", MinimumGrad);
@@ -249,6 +256,7 @@ REGISTER_NO_GRADIENT_OP("StopGradient");
 REGISTER_NO_GRADIENT_OP("OneHot");  // as TensorFlow: on_value and off_value are constants
 REGISTER_NO_GRADIENT_OP("Range");  // as TensorFlow: it makes indices, its length a step function
 REGISTER_NO_GRADIENT_OP("Sign");
+REGISTER_NO_GRADIENT_OP("FloorDiv");  // as TensorFlow: a step function
 REGISTER_NO_GRADIENT_OP("ZerosLike");
 REGISTER_NO_GRADIENT_OP("OnesLike");
 REGISTER_NO_GRADIENT_OP("Shape");

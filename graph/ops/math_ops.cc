@@ -94,6 +94,8 @@ TACT_BINARY_OP("Add", TACT_ARITHMETIC);
 TACT_BINARY_OP("Sub", TACT_ARITHMETIC);
 TACT_BINARY_OP("Mul", TACT_ARITHMETIC);
 TACT_BINARY_OP("Div", TACT_ARITHMETIC);
+TACT_BINARY_OP("FloorDiv", TACT_REAL_NUMBER);
+TACT_BINARY_OP("FloorMod", TACT_REAL_NUMBER);
 TACT_BINARY_OP("Maximum", TACT_REAL_NUMBER);
 TACT_BINARY_OP("Minimum", TACT_REAL_NUMBER);
 TACT_BINARY_OP("Pow", TACT_NUMERIC);
@@ -171,6 +173,8 @@ Output Add(const Scope& s, Input x, Input y) { return Binary(s, "Add", x, y); }
 Output Sub(const Scope& s, Input x, Input y) { return Binary(s, "Sub", x, y); }
 Output Mul(const Scope& s, Input x, Input y) { return Binary(s, "Mul", x, y); }
 Output Div(const Scope& s, Input x, Input y) { return Binary(s, "Div", x, y); }
+Output FloorDiv(const Scope& s, Input x, Input y) { return Binary(s, "FloorDiv", x, y); }
+Output FloorMod(const Scope& s, Input x, Input y) { return Binary(s, "FloorMod", x, y); }
 Output Maximum(const Scope& s, Input x, Input y) { return Binary(s, "Maximum", x, y); }
 Output Minimum(const Scope& s, Input x, Input y) { return Binary(s, "Minimum", x, y); }
 Output Pow(const Scope& s, Input x, Input y) { return Binary(s, "Pow", x, y); }

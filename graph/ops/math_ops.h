@@ -10,7 +10,9 @@
 // Names, inputs and attrs are TensorFlow's. Binary ops broadcast like NumPy
 // ([2,3] with [3], [2,1] with [1,3]); incompatible shapes are an error at
 // graph construction when the shapes are known, else when the kernel runs.
-// Integer Div truncates toward zero; an integer division by zero is an error.
+// Integer Div truncates toward zero; FloorDiv and FloorMod round toward
+// minus infinity, as Python's // and % do (TensorFlow's names for them); an
+// integer division by zero is an error.
 // Matrix products, reductions and Range live elsewhere (not in this file).
 #pragma once
 
@@ -25,6 +27,8 @@ Output Add(const Scope& s, Input x, Input y);
 Output Sub(const Scope& s, Input x, Input y);
 Output Mul(const Scope& s, Input x, Input y);
 Output Div(const Scope& s, Input x, Input y);
+Output FloorDiv(const Scope& s, Input x, Input y);  // floor(x / y)
+Output FloorMod(const Scope& s, Input x, Input y);  // x - FloorDiv(x, y) * y: y's sign
 Output Maximum(const Scope& s, Input x, Input y);
 Output Minimum(const Scope& s, Input x, Input y);
 Output Pow(const Scope& s, Input x, Input y);

@@ -1,10 +1,11 @@
-// Broadcasting arithmetic: Add, Sub, Mul, Div, Maximum, Minimum, Pow,
-// SquaredDifference, on every type their declarations allow (half and
-// bfloat16 computed in float, complex as std::complex). Integer arithmetic
-// wraps (two's complement) instead of overflowing into undefined behaviour,
-// and Div on integers truncates toward zero like C++ (and TensorFlow's Div);
-// a zero divisor is an error, and INT_MIN / -1 wraps to INT_MIN, because x86
-// raises SIGFPE for both.
+// Broadcasting arithmetic: Add, Sub, Mul, Div, FloorDiv, FloorMod, Maximum,
+// Minimum, Pow, SquaredDifference, on every type their declarations allow
+// (half and bfloat16 computed in float, complex as std::complex). Integer
+// arithmetic wraps (two's complement) instead of overflowing into undefined
+// behaviour, and Div on integers truncates toward zero like C++ (and
+// TensorFlow's Div), FloorDiv and FloorMod round toward minus infinity like
+// Python; a zero divisor is an error, and INT_MIN / -1 wraps to INT_MIN (its
+// remainder is 0), because x86 raises SIGFPE for both.
 #include <cmath>
 
 #include "kernels/cpu/cwise_ops_common.h"
@@ -45,6 +46,45 @@ struct DivF {
       return a / b;
     } else {
       return a / b;
+    }
+  }
+};
+
+// floor(a / b); for integers the truncated quotient, one lower when the
+// division was inexact and the operands' signs differ.
+struct FloorDivF {
+  static constexpr int64_t kCost = 6;
+  static constexpr bool kNonZeroDivisor = true;
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (std::is_unsigned_v<T>) {
+      return a / b;
+    } else if constexpr (std::is_integral_v<T>) {
+      const T q = DivF::Apply(a, b);
+      const bool inexact = b != T(-1) && a % b != 0;
+      return inexact && ((a < 0) != (b < 0)) ? static_cast<T>(q - 1) : q;
+    } else {
+      return std::floor(a / b);
+    }
+  }
+};
+
+// a - floor(a / b) * b: the truncated remainder, moved into b's sign (so a
+// float result is exact, as fmod's is).
+struct FloorModF {
+  static constexpr int64_t kCost = 6;
+  static constexpr bool kNonZeroDivisor = true;
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (std::is_unsigned_v<T>) {
+      return a % b;
+    } else if constexpr (std::is_integral_v<T>) {
+      if (b == T(-1)) return 0;
+      const T r = a % b;
+      return r != 0 && ((r < 0) != (b < 0)) ? static_cast<T>(r + b) : r;
+    } else {
+      const T r = std::fmod(a, b);
+      return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
     }
   }
 };
@@ -101,6 +141,8 @@ TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Add", AddF)
 TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Sub", SubF)
 TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Mul", MulF)
 TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Div", DivF)
+TACT_CALL_REAL(TACT_REGISTER_BINARY, "FloorDiv", FloorDivF)
+TACT_CALL_REAL(TACT_REGISTER_BINARY, "FloorMod", FloorModF)
 TACT_CALL_REAL(TACT_REGISTER_BINARY, "Maximum", MaximumF)
 TACT_CALL_REAL(TACT_REGISTER_BINARY, "Minimum", MinimumF)
 TACT_CALL_FLOATING(TACT_REGISTER_BINARY, "Pow", PowF)

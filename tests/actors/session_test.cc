@@ -218,7 +218,7 @@ TEST(SessionTest, TheSpreadMarginDecidesWhereATwigRuns) {
   for (int i = 0; i < 4; ++i) {
     h = MatMul(s.WithOpName("branch" + std::to_string(i)), h, Const(s, Tensor(DT_FLOAT, {256, 256})));
   }
-  auto twig = MatMul(s.WithOpName("twig"), x, Const(s, Tensor(DT_FLOAT, {256, 16})));
+  MatMul(s.WithOpName("twig"), x, Const(s, Tensor(DT_FLOAT, {256, 16})));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   Tensor in(DT_FLOAT, {64, 256});
   for (int64_t i = 0; i < in.NumElements(); ++i) in.data<float>()[i] = 0.001f * (i % 97);

@@ -70,6 +70,18 @@ BINARY_TEST(Div, 0.5, 2)
 BINARY_TEST(Pow, 0.5, 2)
 BINARY_TEST(SquaredDifference, -1, 1)
 
+// Between its jumps (x / y never near an integer here): d/dx = 1 and
+// d/dy = -floor(x / y).
+TEST(OpGradientsTest, FloorModBetweenItsJumps) {
+  Scope s = Scope::NewRootScope();
+  std::vector<Output> xs = {Placeholder(s.WithOpName("x"), DT_DOUBLE),
+                            Placeholder(s.WithOpName("y"), DT_DOUBLE)};
+  std::vector<Tensor> vals = {RandomDoubles({2, 3}, 5, 5.2, 5.8), RandomDoubles({3}, 6, -2.1, -2.0)};
+  auto err = ComputeGradientError(s, xs, vals, FloorMod(s, xs[0], xs[1]));
+  ASSERT_TRUE(err.ok()) << err.status().ToString();
+  EXPECT_LT(*err, kTol);
+}
+
 TEST(OpGradientsTest, MaximumMinimum) {
   // Distinct random values: no ties, where the gradient is not defined.
   auto mx = [](const Scope& s, const auto& x) { return Maximum(s, x[0], x[1]); };

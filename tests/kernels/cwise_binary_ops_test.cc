@@ -76,6 +76,74 @@ TEST(CwiseBinaryOpsTest, DivMatchesReference) {
   CheckBinary<int64_t>("Div", trunc, -20, 20, -5, -1);
 }
 
+// Python's // and %: the quotient rounds toward minus infinity and the
+// remainder takes the divisor's sign.
+TEST(CwiseBinaryOpsTest, FloorDivAndFloorModRoundTowardMinusInfinity) {
+  auto floor_div = [](double a, double b) { return std::floor(a / b); };
+  auto floor_mod = [](double a, double b) { return a - std::floor(a / b) * b; };
+  for (auto [lo, hi] : {std::pair{1.0, 5.0}, std::pair{-5.0, -1.0}}) {
+    CheckBinary<int32_t>("FloorDiv", floor_div, -20, 20, lo, hi);
+    CheckBinary<int64_t>("FloorDiv", floor_div, -20, 20, lo, hi);
+    CheckBinary<int32_t>("FloorMod", floor_mod, -20, 20, lo, hi);
+    CheckBinary<int64_t>("FloorMod", floor_mod, -20, 20, lo, hi);
+  }
+  // Every sign pair, as Python computes them.
+  const std::vector<int> a = {-7, 7, -7, 7, 6, -6, 0};
+  const std::vector<int> b = {2, -2, -2, 2, -3, 3, 5};
+  const std::vector<int> q = {-4, -4, 3, 3, -2, -2, 0};
+  const std::vector<int> r = {1, -1, -1, 1, 0, 0, 0};
+  auto ints = [](const std::vector<int>& v, DataType dt) {
+    Tensor t(dt, {static_cast<int64_t>(v.size())});
+    VisitDataType(dt, [&]<typename T>() {
+      if constexpr (std::is_integral_v<T>) {
+        for (size_t i = 0; i < v.size(); ++i) t.data<T>()[i] = static_cast<T>(v[i]);
+      }
+    });
+    return t;
+  };
+  for (DataType dt : {DT_INT8, DT_INT16, DT_INT32, DT_INT64}) {
+    SCOPED_TRACE(DataTypeString(dt));
+    EXPECT_TRUE(test::RunOne("FloorDiv", {ints(a, dt), ints(b, dt)}).BitwiseEqual(ints(q, dt)));
+    EXPECT_TRUE(test::RunOne("FloorMod", {ints(a, dt), ints(b, dt)}).BitwiseEqual(ints(r, dt)));
+  }
+  Tensor u = test::RunOne("FloorMod",
+                          {Tensor::FromVector<uint8_t>({7, 200}), Tensor::FromVector<uint8_t>({2, 7})});
+  EXPECT_EQ(u.data<uint8_t>()[0], 1);
+  EXPECT_EQ(u.data<uint8_t>()[1], 4);
+  // Floats: -7.5 // 2 = -4, -7.5 % 2 = 0.5, 7.5 // -2 = -4, 7.5 % -2 = -0.5.
+  for (DataType dt : {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16}) {
+    SCOPED_TRACE(DataTypeString(dt));
+    auto floats = [dt](const std::vector<float>& v) {
+      Tensor t(dt, {static_cast<int64_t>(v.size())});
+      VisitDataType(dt, [&]<typename T>() {
+        if constexpr (!std::is_integral_v<T> && std::is_constructible_v<T, float>) {
+          for (size_t i = 0; i < v.size(); ++i) t.data<T>()[i] = T(v[i]);
+        }
+      });
+      return t;
+    };
+    Tensor x = floats({-7.5f, 7.5f, 5.0f, 3.0f});
+    Tensor y = floats({2.0f, -2.0f, 0.5f, 4.0f});
+    test::ExpectClose(test::RunOne("FloorDiv", {x, y}), {4}, {-4, -4, 10, 0}, 0, 0);
+    test::ExpectClose(test::RunOne("FloorMod", {x, y}), {4}, {0.5, -0.5, 0, 3}, 0, 0);
+  }
+  // The quotient that overflows wraps, as Div's does; its remainder is 0.
+  const int32_t min = std::numeric_limits<int32_t>::min();
+  EXPECT_EQ(test::RunOne("FloorDiv", {Tensor::Scalar<int32_t>(min), Tensor::Scalar<int32_t>(-1)})
+                .scalar<int32_t>(), min);
+  EXPECT_EQ(test::RunOne("FloorMod", {Tensor::Scalar<int32_t>(min), Tensor::Scalar<int32_t>(-1)})
+                .scalar<int32_t>(), 0);
+  // An integer zero divisor is an error naming it; a float one is IEEE.
+  for (const char* op : {"FloorDiv", "FloorMod"}) {
+    Tensor x = Tensor::FromVector<int32_t>({1, 2}), y = Tensor::FromVector<int32_t>({1, 0});
+    test::ExpectError(test::RunOp(op, {x, y}).status(), Code::kInvalidArgument, "integer division by zero");
+  }
+  EXPECT_TRUE(std::isinf(test::RunOne("FloorDiv", {Tensor::Scalar<float>(1), Tensor::Scalar<float>(0)})
+                             .scalar<float>()));
+  EXPECT_TRUE(std::isnan(test::RunOne("FloorMod", {Tensor::Scalar<float>(1), Tensor::Scalar<float>(0)})
+                             .scalar<float>()));
+}
+
 TEST(CwiseBinaryOpsTest, PowAndSquaredDifferenceMatchReference) {
   auto pow = [](double a, double b) { return std::pow(a, b); };
   CheckBinary<float>("Pow", pow, 0.1, 3, -2, 2, 2e-5);
