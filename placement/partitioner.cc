@@ -34,7 +34,7 @@ struct PairKey {
 // one more allocation and free inside Partition().
 struct Pair {
   PairKey key;
-  int recv_index;   // the _Recv, in the destination partition's nodes
+  int recv_index;   // the _Recv (or a Const's copy), in the destination partition's nodes
   int input_index;  // what consumers read: the _Recv, or the _ExpandFromUpper16
   int need = 0;     // earliest ALAP level among its consumers
   bool copy = false;  // a duplicated Const: no _Recv, nothing to schedule
@@ -171,7 +171,9 @@ class Partitioner {
   std::vector<std::string> devices_;  // index -> full name
   std::unordered_map<std::string, int> device_index_;  // once devices_ is long
   std::vector<int> device_of_;        // node id -> index
-  std::vector<std::string> device_types_;  // index -> type ("" unparsed), as needed
+  // index -> type, parsed when first needed ("" not yet); a name without a
+  // type gets "?<name>", which equals no other device's.
+  std::vector<std::string> device_types_;
   std::vector<GraphDef> parts_;       // by device index
   bool names_may_collide_ = false;    // some node name contains "/_"
   PairTable pairs_;
