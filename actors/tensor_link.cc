@@ -22,6 +22,7 @@
 #include "actors/link_frame.h"
 #include "actors/send_batch.h"
 #include "actors/socket_io.h"
+#include "actors/thread_policy.h"
 #include "actors/wire_auth.h"
 #include "graph/logging.h"
 
@@ -449,6 +450,7 @@ void TensorLinks::AcceptLoop() {
       return;
     }
     readers_.emplace(fd, std::thread([this, fd] {
+      NeverPreemptOnWakeUp();  // actors/thread_policy.h says why
       ReadLoop(fd);
       ReaderDone(fd);
     }));

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -109,6 +110,28 @@ TEST(TensorLinkTest, TensorsArriveWholeWhateverTheirSize) {
   ASSERT_TRUE(a_in.Wait("ints", &step, &got));
   EXPECT_TRUE(got.BitwiseEqual(ints));
   EXPECT_FALSE(TensorLinks::Carries(DT_STRING));
+}
+
+// A frame is delivered on its link's reader thread, which runs under
+// SCHED_BATCH so that its wake-up never preempts the sender's compute
+// thread (actors/thread_policy.h).
+TEST(TensorLinkTest, TheReaderDeliversUnderTheBatchPolicy) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int policy = -1;
+  auto deliver = [&](const LinkSender&, int64_t, const std::string&, const Tensor&) {
+    std::lock_guard<std::mutex> lock(mu);
+    policy = sched_getscheduler(0);
+    cv.notify_all();
+  };
+  Inbox a_in;
+  auto a = Start("/job:w/replica:0/task:0", kKey, &a_in);
+  auto b = TensorLinks::Start("/job:w/replica:0/task:1", "127.0.0.1", kKey, deliver);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_TRUE(a->Send("/job:w/replica:0/task:1", "127.0.0.1", (*b)->port(), 0, 1, "x", Tensor::Scalar<float>(2.5f)).ok());
+  std::unique_lock<std::mutex> lock(mu);
+  ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return policy != -1; }));
+  EXPECT_EQ(policy, SCHED_BATCH);
 }
 
 TEST(TensorLinkTest, PeerWithoutTheSecretIsRefusedBothWays) {
