@@ -28,6 +28,10 @@
 // forbids it (Yama's ptrace_scope, a container's seccomp filter), or with
 // TACT_LINK_LENDING=0, the bytes go on the socket.
 //
+// Each accepted link has a reader thread of its own, under Linux's batch
+// policy: a frame's wake-up never preempts the thread that sent it, which
+// is usually computing (actors/thread_policy.h).
+//
 // Strings go through CAF: their bytes are not one buffer.
 //
 // Thread-safe.
