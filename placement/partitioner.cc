@@ -389,12 +389,7 @@ Pair& Partitioner::MakePair(const Node* src, int port, int dst_device) {
 }
 
 bool Partitioner::Duplicable(const Node* src, int port, int dst_device) {
-  if (port != 0 || src->op() != "Const" || !src->in_edges().empty()) return false;
-  auto value = src->attrs().find("value");
-  if (value == src->attrs().end() || value->second.kind() != AttrValue::Kind::kTensor ||
-      static_cast<int64_t>(value->second.tensor().TotalBytes()) > options_.duplicate_const_max_bytes) {
-    return false;
-  }
+  if (port != 0 || !CopiedToReaders(*src, options_.duplicate_const_max_bytes)) return false;
   // A kernel of the source's device type computes it; another type might
   // have none, or keep the value in another memory.
   device_types_.resize(devices_.size());

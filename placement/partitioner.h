@@ -55,6 +55,7 @@
 #include <utility>
 
 #include "graph/graph.h"
+#include "placement/const_copies.h"
 
 namespace tact {
 
@@ -91,8 +92,9 @@ struct PartitionOptions {
   // message each step and makes the reader's partition wait for the Const's
   // (two data-parallel towers that share a CSE-merged Const: the second
   // tower could not start before the first one's task had). A copy costs
-  // its bytes once. 0: every Const is sent.
-  int64_t duplicate_const_max_bytes = 1024;
+  // its bytes once. 0: every Const is sent. The placer's simulation costs
+  // the same copies (PlacerOptions::duplicate_const_max_bytes).
+  int64_t duplicate_const_max_bytes = kDuplicateConstMaxBytes;
 };
 
 struct PartitionResult {

@@ -22,15 +22,21 @@ namespace {
 // simulation recorded of every node (its data inputs, its outputs' sizes),
 // so this is a walk over flat arrays, not over the graph again.
 // The total does not depend on the order, so the nodes are visited by id
-// (every id the simulation placed), without touching a Node.
-int64_t BytesAcrossDevices(int num_node_ids, const Simulation& sim, int words) {
+// (every id the simulation placed), without touching a Node. A copied Const
+// crosses to devices of its type as a copy, not a transfer.
+int64_t BytesAcrossDevices(int num_node_ids, const Simulation& sim, const DeviceList& devices) {
+  const int words = devices.words();
   std::vector<uint64_t> sent(size_t(sim.num_ports()) * words, 0);  // by port: devices it goes to
   int64_t total = 0;
   for (int id = 0; id < num_node_ids; ++id) {
     const int dst = sim.device_of(id);
     if (dst < 0) continue;  // no live node
     for (auto* in = sim.data_inputs_begin(id); in != sim.data_inputs_end(id); ++in) {
-      if (sim.device_of(in->src) == dst) continue;
+      const int src = sim.device_of(in->src);
+      if (src == dst ||
+          (src >= 0 && sim.copied_to_readers(in->src) && devices.type_of(src) == devices.type_of(dst))) {
+        continue;
+      }
       uint64_t* set = &sent[size_t(sim.port_index(in->src, in->port)) * words];
       if (device_set::Contains(set, dst)) continue;
       device_set::Add(set, dst);
@@ -98,7 +104,7 @@ bool OneTask(const DeviceList& devices) {
 std::unique_ptr<Simulation> Walk(const Graph& graph, const FlatGraph& flat,
                                  const ColocationGroups& groups, const DeviceList& devices,
                                  const CostModel& cost, const std::vector<int>& order,
-                                 PlacementStrategy strategy, int home) {
+                                 PlacementStrategy strategy, int home, int64_t copied_const_max_bytes) {
   // TensorFlow's "generator" heuristic, for every source: a node with no
   // inputs (a Const, a Placeholder, a Variable) waits until its first
   // consumer is reached and goes where that consumer goes. Placed on its
@@ -117,7 +123,7 @@ std::unique_ptr<Simulation> Walk(const Graph& graph, const FlatGraph& flat,
   // wherever it went.
   std::vector<int> group_device = groups.assigned;
   std::vector<char> deferred(graph.num_node_ids(), 0);
-  auto sim = std::make_unique<Simulation>(flat, cost, devices);
+  auto sim = std::make_unique<Simulation>(flat, cost, devices, copied_const_max_bytes);
   int round_robin = 0;  // the device after the last one kRoundRobin gave
   // Prepares `node` and returns its device: its group's, else `preferred`
   // when feasible, else what the strategy picks: by default the earliest
@@ -239,7 +245,7 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
   }
 
   auto walk = [&](PlacementStrategy strategy, int home) {
-    return Walk(*graph, flat, groups, devices, *cost, order, strategy, home);
+    return Walk(*graph, flat, groups, devices, *cost, order, strategy, home, options.duplicate_const_max_bytes);
   };
   std::unique_ptr<Simulation> sim = walk(options.strategy, 0);
   if (options.strategy == PlacementStrategy::kGreedy && devices.size() > 1 && OneTask(devices)) {
@@ -282,7 +288,7 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
     if (sim->device_of(id) >= 0) ++count[sim->device_of(id)];
   }
   for (int d = 0; d < devices.size(); ++d) report.nodes_per_device[devices.name(d)] = count[d];
-  report.bytes_across_devices = BytesAcrossDevices(n_ids, *sim, devices.words());
+  report.bytes_across_devices = BytesAcrossDevices(n_ids, *sim, devices);
   // Only now, with nothing left that can fail: on error nothing is assigned.
   for (int id = 0; id < n_ids; ++id) {
     PrefetchNode(*graph, id + kPrefetchDistance);

@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "placement/const_copies.h"
 #include "placement/cost_model.h"
 
 namespace tact {
@@ -84,6 +85,9 @@ struct PlacerOptions {
   // small simulated gain.
   // 0: the greedy plan whenever it simulates no slower.
   double min_spread_gain = 0.1;
+  // The partitioner's PartitionOptions::duplicate_const_max_bytes: a Const
+  // it copies to the devices that read it costs no transfer there.
+  int64_t duplicate_const_max_bytes = kDuplicateConstMaxBytes;
 };
 
 struct PlacementReport {
@@ -96,7 +100,8 @@ struct PlacementReport {
   // (pre-assigned nodes included).
   std::map<std::string, int> nodes_per_device;
   // Bytes of tensors crossing devices, counted once per (tensor, receiving
-  // device), as the partitioner's one Recv per pair will move them.
+  // device), as the partitioner's one Recv per pair will move them (a
+  // copied Const's are not).
   int64_t bytes_across_devices = 0;
   // Nodes whose requested device was ignored by soft placement.
   std::vector<std::string> soft_placed_nodes;
@@ -122,7 +127,8 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
 
 // The simulated makespan of the assignment the graph already has (every
 // node must have one: FailedPrecondition naming the first that does not),
-// by the same simulation Place() runs. For comparing placements.
+// by the same simulation Place() runs (with the default Const copies). For
+// comparing placements.
 StatusOr<double> SimulatedMakespan(const Graph& graph, const CostModel& cost);
 
 }  // namespace tact

@@ -34,7 +34,10 @@ StatusOr<RunPlan> PlanRun(const Graph& full, SubgraphSpec spec, const PlanOption
   for (const auto& [name, device] : options.pinned) {
     if (Node* n = graph->FindNode(name)) n->set_assigned_device(device);
   }
-  TACT_ASSIGN_OR_RETURN(plan.placement, Place(graph.get(), options.devices, options.placer));
+  // The placer costs the Const copies the partitioner will make.
+  PlacerOptions placer = options.placer;
+  placer.duplicate_const_max_bytes = options.partition.duplicate_const_max_bytes;
+  TACT_ASSIGN_OR_RETURN(plan.placement, Place(graph.get(), options.devices, placer));
   for (Node* n : graph->nodes()) plan.assignment[n->name()] = n->assigned_device();
   TACT_ASSIGN_OR_RETURN(plan.partitions, Partition(*graph, options.partition));
   // Their rendezvous keys name the device they ended up on: the partition

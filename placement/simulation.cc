@@ -4,7 +4,8 @@
 
 namespace tact {
 
-Simulation::Simulation(const FlatGraph& flat, const CostModel& cost, const DeviceList& devices)
+Simulation::Simulation(const FlatGraph& flat, const CostModel& cost, const DeviceList& devices,
+                       int64_t copied_const_max_bytes)
     : flat_(flat),
       cost_(cost),
       devices_(devices),
@@ -14,6 +15,8 @@ Simulation::Simulation(const FlatGraph& flat, const CostModel& cost, const Devic
       timelines_(num_devices_),
       finish_(flat.num_ids(), 0),
       device_(flat.num_ids(), -1),
+      copied_const_max_bytes_(copied_const_max_bytes),
+      copied_(flat.num_ids(), 0),
       first_port_(flat.num_ids(), -1),
       first_input_(flat.num_ids(), 0),
       num_inputs_(flat.num_ids(), 0),
@@ -42,6 +45,7 @@ void Simulation::Prepare(const Node& node) {
   const bool record = first_port_[id] < 0;
   if (record) {
     first_port_[id] = static_cast<int>(port_bytes_.size());
+    copied_[id] = CopiedToReaders(node, copied_const_max_bytes_);
     for (int port = 0; port < node.num_outputs(); ++port) {
       port_bytes_.push_back(cost_.OutputBytes(node, port));
     }
@@ -52,9 +56,9 @@ void Simulation::Prepare(const Node& node) {
     const int src = e->src;
     if (record && !e->IsControlEdge()) data_inputs_.push_back(DataInput{src, e->src_output});
     if (device_[src] < 0) continue;  // a back edge: not simulated yet
-    const double bytes =
-        e->IsControlEdge() ? 0 : static_cast<double>(output_bytes(src, e->src_output));
-    inputs_.push_back(Input{device_[src], finish_[src], bytes});
+    const bool control = e->IsControlEdge();
+    const double bytes = control ? 0 : static_cast<double>(output_bytes(src, e->src_output));
+    inputs_.push_back(Input{device_[src], finish_[src], bytes, !control && copied_[src] != 0});
   }
   if (record) num_inputs_[id] = static_cast<int>(data_inputs_.size()) - first_input_[id];
   std::fill(exec_by_type_.begin(), exec_by_type_.end(), -1);
@@ -65,7 +69,7 @@ double Simulation::CompletionOn(int d) {
   double ready = 0;
   for (const Input& in : inputs_) {
     double arrival = in.finish;
-    if (in.device != d) {
+    if (in.device != d && !(in.copied && devices_.type_of(in.device) == devices_.type_of(d))) {
       const size_t link = size_t(in.device) * num_devices_ + d;
       arrival += latency_[link] + in.bytes * seconds_per_byte_[link];
     }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "placement/const_copies.h"
 #include "placement/cost_model.h"
 #include "placement/device_list.h"
 #include "placement/flat_graph.h"
@@ -31,8 +32,11 @@ namespace tact {
 
 class Simulation {
  public:
-  // `flat` is FlatGraph::Gather of the graph whose nodes are simulated.
-  Simulation(const FlatGraph& flat, const CostModel& cost, const DeviceList& devices);
+  // `flat` is FlatGraph::Gather of the graph whose nodes are simulated. A
+  // Const of at most `copied_const_max_bytes` reaches the devices of its
+  // type at once: the partitioner copies it there (const_copies.h).
+  Simulation(const FlatGraph& flat, const CostModel& cost, const DeviceList& devices,
+             int64_t copied_const_max_bytes = kDuplicateConstMaxBytes);
 
   // Gathers `node`'s inputs (their devices, finish times and bytes) once,
   // before CompletionOn is asked for each candidate device. A node may be
@@ -79,6 +83,9 @@ class Simulation {
   const DataInput* data_inputs_end(int node_id) const {
     return data_inputs_.data() + first_input_[node_id] + num_inputs_[node_id];
   }
+  // whether the partitioner copies its output to the devices of its type
+  // that read it, rather than sending it,
+  bool copied_to_readers(int node_id) const { return copied_[node_id] != 0; }
   // Index of (node, port) among every output of prepared nodes: dense, for
   // per-tensor arrays. num_ports() is one past the largest.
   int port_index(int node_id, int port) const { return first_port_[node_id] + port; }
@@ -89,6 +96,7 @@ class Simulation {
     int device;
     double finish;
     double bytes;  // 0 for a control edge
+    bool copied;   // a copied Const's value: no transfer to its device type
   };
   const FlatGraph& flat_;
   const CostModel& cost_;
@@ -99,6 +107,8 @@ class Simulation {
   std::vector<Timeline> timelines_;  // by device
   std::vector<double> finish_;  // by node id
   std::vector<int> device_;     // by node id
+  const int64_t copied_const_max_bytes_;
+  std::vector<char> copied_;        // by node id: copied_to_readers
   std::vector<int> first_port_;     // by node id: index of its output 0 in port_bytes_; -1: not prepared
   std::vector<int64_t> port_bytes_;
   std::vector<int> first_input_;    // by node id: its first entry in data_inputs_

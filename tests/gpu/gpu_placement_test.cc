@@ -25,7 +25,9 @@ TEST(GpuPlacementTest, TheCnnsHeavyOpsGoToTheGpuAndKernellessOpsStayOnTheCpu) {
   int on_gpu = 0;
   for (Node* n : s.graph()->nodes()) {
     const bool has_gpu_kernel = KernelRegistry::Global()->HasKernel(DEVICE_GPU, *n->properties());
-    if (!has_gpu_kernel) EXPECT_EQ(n->assigned_device(), cpu) << n->name() << " (" << n->op() << ")";
+    if (!has_gpu_kernel) {
+      EXPECT_EQ(n->assigned_device(), cpu) << n->name() << " (" << n->op() << ")";
+    }
     if (n->assigned_device() == gpu) {
       ++on_gpu;
       if (n->op() == "Conv2D" || n->op() == "Conv2DBackpropFilter" || n->op() == "Conv2DBackpropInput" ||
