@@ -245,7 +245,8 @@ StatusOr<PlacementReport> Place(Graph* graph, const std::vector<std::string>& de
   }
 
   auto walk = [&](PlacementStrategy strategy, int home) {
-    return Walk(*graph, flat, groups, devices, *cost, order, strategy, home, options.duplicate_const_max_bytes);
+    return Walk(*graph, flat, groups, devices, *cost, order, strategy, home,
+                options.duplicate_const_max_bytes);
   };
   std::unique_ptr<Simulation> sim = walk(options.strategy, 0);
   if (options.strategy == PlacementStrategy::kGreedy && devices.size() > 1 && OneTask(devices)) {

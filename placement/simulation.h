@@ -83,8 +83,8 @@ class Simulation {
   const DataInput* data_inputs_end(int node_id) const {
     return data_inputs_.data() + first_input_[node_id] + num_inputs_[node_id];
   }
-  // whether the partitioner copies its output to the devices of its type
-  // that read it, rather than sending it,
+  // Whether the partitioner copies a prepared node's output to the devices
+  // of its type that read it, rather than sending it.
   bool copied_to_readers(int node_id) const { return copied_[node_id] != 0; }
   // Index of (node, port) among every output of prepared nodes: dense, for
   // per-tensor arrays. num_ports() is one past the largest.
