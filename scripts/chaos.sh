@@ -20,8 +20,16 @@ tact=build/apps/tact
 [ -x "$tact" ] || scripts/build.sh > /dev/null
 # A run that has not ended by then hangs, which is a failure of its own.
 deadline=${CHAOS_RUN_TIMEOUT:-600}
-train=(--model mlp --ps 1 --workers 2 --max-steps 120 --train-limit 12000 --test-limit 500
-       --threads 1 --checkpoint-every-steps 20 --json "$@")
+# The defaults, each left out where the flags after -- give it (tact train
+# takes a flag once): `scripts/chaos.sh 4 -- --model cnn --max-steps 60`.
+defaults=(--model mlp --ps 1 --workers 2 --max-steps 120 --train-limit 12000 --test-limit 500
+          --threads 1 --checkpoint-every-steps 20)
+train=()
+for ((i = 0; i < ${#defaults[@]}; i += 2)); do
+  [[ " $* " == *" ${defaults[i]} "* || " $* " == *" ${defaults[i]}="* ]] ||
+    train+=("${defaults[i]}" "${defaults[i + 1]}")
+done
+train+=(--json "$@")
 dir=$(mktemp -d -t tact_chaos_XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 
