@@ -18,6 +18,13 @@
 //   remote_small_rtt_us  a 4-byte tensor sent from worker 0 to worker 1 and
 //                        back, within one step (a chain of hops)
 //   raw_tcp_small_rtt_us 4 bytes ping-ponged over the socket
+//   raw_tcp_small_rtt_same_core_us, raw_tcp_small_rtt_across_cores_us
+//                        the same with both ends pinned to one core, and to
+//                        two (null with one core allowed): the two limits a
+//                        hop between processes meets. On the 2-vCPU VMs
+//                        here a wake-up across vCPUs costs 15-20 µs more
+//                        each way, so the unpinned figure is one or the
+//                        other, run to run
 //   small_rtt_over_raw_tcp  the two small round trips' ratio in each of
 //                        kRounds rounds, min/median/max: each round times
 //                        the socket and then the chain, so that both see the
@@ -31,6 +38,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +48,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "actors/endpoint_bench.h"
@@ -60,7 +69,17 @@ double Seconds(Clock::time_point since) {
 
 // A forked process at the other end of a loopback socket: for each request
 // (an 8-byte size), it reads that many bytes and answers with one; a size
-// of 0 ends it; a size of ~0 starts ping-pong of 4 bytes, `count` times.
+// of 0 ends it; a size of ~0 starts ping-pong of 4 bytes, `count` times;
+// a size of ~1 pins it to core `cpu` (-1: the cores it started with) and
+// answers one byte.
+// Pins the calling thread to core `cpu`.
+void PinTo(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  sched_setaffinity(0, sizeof(one), &one);
+}
+
 class TcpPeer {
  public:
   static StatusOr<std::unique_ptr<TcpPeer>> Start() {
@@ -110,6 +129,15 @@ class TcpPeer {
     ReadAll(fd_, &ack, 1);
     return Seconds(start);
   }
+  // Pins the peer to `cpu`, or with -1 lets it run where it could at first.
+  void PinPeer(int cpu) {
+    uint64_t op = ~uint64_t{1};
+    WriteAll(fd_, &op, sizeof op);
+    const int32_t c = cpu;
+    WriteAll(fd_, &c, sizeof c);
+    char ack = 0;
+    ReadAll(fd_, &ack, 1);
+  }
   // Median seconds of a 4-byte round trip.
   double PingPong(int count) {
     uint64_t op = ~uint64_t{0};
@@ -150,11 +178,25 @@ class TcpPeer {
   static void Serve(int s) {
     int one = 1;
     setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    cpu_set_t started;
+    const bool have_started = sched_getaffinity(0, sizeof(started), &started) == 0;
     std::vector<char> buf;
     for (;;) {
       uint64_t n = 0;
       ReadAll(s, &n, sizeof n);
       if (n == 0) return;
+      if (n == ~uint64_t{1}) {
+        int32_t cpu = -1;
+        ReadAll(s, &cpu, sizeof cpu);
+        if (cpu >= 0) {
+          PinTo(cpu);
+        } else if (have_started) {
+          sched_setaffinity(0, sizeof(started), &started);
+        }
+        const char ack = 1;
+        WriteAll(s, &ack, 1);
+        continue;
+      }
       if (n == ~uint64_t{0}) {
         uint32_t count = 0;
         ReadAll(s, &count, sizeof count);
@@ -223,10 +265,41 @@ StatusOr<std::unique_ptr<Session>> ClusterSession(const LocalCluster& cluster, b
 constexpr int kHops = 200;
 constexpr int kRounds = 5;
 
+// The raw round trip with both ends on one core and on two (nullopt:
+// fewer than two cores allowed), medians of a few series. The calling
+// thread gets back the cores it had, before anything else starts threads.
+struct PinnedRtts {
+  std::optional<double> same_core_us, across_cores_us;
+};
+
+PinnedRtts MeasurePinnedRtts(TcpPeer* tcp) {
+  PinnedRtts r;
+  cpu_set_t mine;
+  if (sched_getaffinity(0, sizeof(mine), &mine) != 0 || CPU_COUNT(&mine) < 2) return r;
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c) {
+    if (CPU_ISSET(c, &mine)) cpus.push_back(c);
+  }
+  std::vector<double> same, across;
+  PinTo(cpus[0]);
+  for (int series = 0; series < 3; ++series) {
+    tcp->PinPeer(cpus[0]);
+    same.push_back(tcp->PingPong(200) * 1e6);
+    tcp->PinPeer(cpus[1]);
+    across.push_back(tcp->PingPong(200) * 1e6);
+  }
+  tcp->PinPeer(-1);
+  sched_setaffinity(0, sizeof(mine), &mine);
+  r.same_core_us = Median(same);
+  r.across_cores_us = Median(across);
+  return r;
+}
+
 struct SendRecvResult {
   int64_t bytes = 0;
   double remote_gb_s = 0, raw_tcp_gb_s = 0, lossy_remote_gb_s = 0, inproc_us = 0;
   double remote_small_rtt_us = 0, raw_tcp_small_rtt_us = 0, remote_step_us = 0;
+  PinnedRtts pinned;
   double pair_endpoint_ns = 0, pair_table_ns = 0;  // medians
   std::vector<double> small_rtt_ratio;             // per round
 };
@@ -242,6 +315,7 @@ StatusOr<SendRecvResult> BenchSendRecv(int64_t bytes, int reps, const std::strin
   std::vector<double> tcp_times;
   for (int i = 0; i < reps; ++i) tcp_times.push_back(tcp->Send(buf));
   r.raw_tcp_gb_s = static_cast<double>(bytes) / Median(tcp_times) / 1e9;
+  r.pinned = MeasurePinnedRtts(tcp.get());
 
   LocalClusterOptions c;
   c.binary = binary;
@@ -281,6 +355,8 @@ StatusOr<SendRecvResult> BenchSendRecv(int64_t bytes, int reps, const std::strin
   return r;
 }
 
+nlohmann::json OrNull(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
 }  // namespace
 
 void AddBenchSendRecv(CLI::App& bench, std::function<int()>& run) {
@@ -308,6 +384,9 @@ void AddBenchSendRecv(CLI::App& bench, std::function<int()>& run) {
                                            {"inproc_us", r->inproc_us},
                                            {"remote_small_rtt_us", r->remote_small_rtt_us},
                                            {"raw_tcp_small_rtt_us", r->raw_tcp_small_rtt_us},
+                                           {"raw_tcp_small_rtt_same_core_us", OrNull(r->pinned.same_core_us)},
+                                           {"raw_tcp_small_rtt_across_cores_us",
+                                            OrNull(r->pinned.across_cores_us)},
                                            {"small_rtt_over_raw_tcp", Spread(r->small_rtt_ratio)},
                                            {"remote_step_us", r->remote_step_us},
                                            {"inproc_pair_endpoint_ns", r->pair_endpoint_ns},
