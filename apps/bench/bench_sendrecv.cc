@@ -67,11 +67,6 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-// A forked process at the other end of a loopback socket: for each request
-// (an 8-byte size), it reads that many bytes and answers with one; a size
-// of 0 ends it; a size of ~0 starts ping-pong of 4 bytes, `count` times;
-// a size of ~1 pins it to core `cpu` (-1: the cores it started with) and
-// answers one byte.
 // Pins the calling thread to core `cpu`.
 void PinTo(int cpu) {
   cpu_set_t one;
@@ -80,6 +75,11 @@ void PinTo(int cpu) {
   sched_setaffinity(0, sizeof(one), &one);
 }
 
+// A forked process at the other end of a loopback socket: for each request
+// (an 8-byte size), it reads that many bytes and answers with one; a size
+// of 0 ends it; a size of ~0 starts ping-pong of 4 bytes, `count` times;
+// a size of ~1 pins it to core `cpu` (-1: the cores it started with) and
+// answers one byte.
 class TcpPeer {
  public:
   static StatusOr<std::unique_ptr<TcpPeer>> Start() {
@@ -355,6 +355,7 @@ StatusOr<SendRecvResult> BenchSendRecv(int64_t bytes, int reps, const std::strin
   return r;
 }
 
+// A figure, or JSON's null where it was not measured.
 nlohmann::json OrNull(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
 }  // namespace

@@ -1,27 +1,18 @@
 // `tact bench profile` as a user runs it: one JSON line whose op types
 // account for the step, and the GEMM ops' FLOP rates.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
+#include "tests/apps/run_command.h"
+
 namespace tact {
 namespace {
 
-// stdout of `tact bench profile ARGS`, and its exit status.
-std::pair<int, std::string> Profile(const std::string& args) {
-  const std::string cmd = std::string(TACT_BINARY) + " bench profile " + args + " 2>&1";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return {-1, ""};
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int rc = pclose(p);
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+// `tact bench profile ARGS`, stdout and stderr.
+test::CommandResult Profile(const std::string& args) {
+  return test::RunCommand(std::string(TACT_BINARY) + " bench profile " + args + " 2>&1");
 }
 
 TEST(TactBenchProfileTest, TheMlpsStepByOpType) {

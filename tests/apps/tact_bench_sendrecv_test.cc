@@ -3,26 +3,18 @@
 // hop between processes meets, or null where one core is all it may use.
 #include <gtest/gtest.h>
 #include <sched.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "tests/apps/run_command.h"
 
 namespace tact {
 namespace {
 
-// stdout of `PREFIX tact bench sendrecv ARGS`, and its exit status.
-std::pair<int, std::string> SendRecv(const std::string& prefix, const std::string& args) {
-  const std::string cmd = prefix + std::string(TACT_BINARY) + " bench sendrecv " + args + " 2>/dev/null";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return {-1, ""};
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int rc = pclose(p);
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+// `PREFIX tact bench sendrecv ARGS`.
+test::CommandResult SendRecv(const std::string& prefix, const std::string& args) {
+  return test::RunCommand(prefix + std::string(TACT_BINARY) + " bench sendrecv " + args + " 2>/dev/null");
 }
 
 TEST(TactBenchSendRecvTest, TheRawRoundTripOnOneCoreAndOnTwo) {

@@ -1,34 +1,21 @@
 // `tact train` as a user runs it: its JSON line, and exit status 1 with a
 // message for bad input.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "apps/train/trainer.h"
+#include "tests/apps/run_command.h"
 
 namespace tact::apps {
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout and stderr
-};
+using Result = test::CommandResult;  // stdout and stderr in `out`
 
 Result RunTactTrain(const std::string& args) {
-  const std::string cmd = std::string(TACT_BINARY) + " train " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int rc = pclose(p);
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return r;
+  return test::RunCommand(std::string(TACT_BINARY) + " train " + args + " 2>&1");
 }
 
 TEST(TactTrainTest, PrintsOneJsonLineLast) {
