@@ -6,6 +6,8 @@
 #include <system_error>
 #include <thread>
 
+#include "graph/logging.h"
+
 namespace tact {
 namespace {
 
@@ -70,9 +72,14 @@ Status SupervisedSession::Start() {
   if (steps.ok() && !steps->empty()) {
     TACT_ASSIGN_OR_RETURN(step_, Restore());
     if (step_ > 0) stats_.resumed_from = step_;
-    return Status::OK();
+  } else {
+    TACT_RETURN_IF_ERROR(SaveAt(0));
   }
-  return SaveAt(0);
+  // Read back (which also checks what was just written): the values to
+  // come back to should every checkpoint be damaged later.
+  TACT_ASSIGN_OR_RETURN(Checkpoint start, ReadCheckpoint(checkpoint_.dir, step_, nodes_.expected));
+  start_ = std::move(start);
+  return Status::OK();
 }
 
 StatusOr<SupervisedStepResult> SupervisedSession::RunStep(
@@ -126,17 +133,28 @@ Status SupervisedSession::SaveAt(int64_t step) {
   return Status::OK();
 }
 
-// Restores the newest good checkpoint (or, with none good, the initial
-// values) into the variables; Unavailable while a task is still away.
+// Restores the newest good checkpoint into the variables; with none good,
+// the one the run started from, written again from this process's copy
+// (running `init_op` again would draw other values: its random ops have
+// moved on). While the run starts, with none good, runs `init_op`: a fresh
+// start. Unavailable while a task is still away.
 StatusOr<int64_t> SupervisedSession::Restore() {
   // Read before the restore runs: a task attached during it counts as
   // after it, and its variables are restored again at the next failure.
   const int64_t tasks_back = *tasks_back_;
   StatusOr<Checkpoint> c = ReadLatestGoodCheckpoint(checkpoint_.dir, nodes_.expected);
   if (!c.ok() && c.status().code() == Code::kNotFound) {
-    TACT_RETURN_IF_ERROR(session_->Run({}, {}, {init_op_}).status());
-    tasks_back_at_restore_ = tasks_back;
-    return int64_t{0};
+    if (!start_.has_value()) {  // starting: nothing to resume
+      TACT_RETURN_IF_ERROR(session_->Run({}, {}, {init_op_}).status());
+      tasks_back_at_restore_ = tasks_back;
+      return int64_t{0};
+    }
+    LogWarning("tact: no good checkpoint in ", checkpoint_.dir, " (", c.status().ToString(),
+               "); writing again the one of step ", start_->step, " that the run started from");
+    TACT_RETURN_IF_ERROR(DiscardCheckpoint(checkpoint_.dir, start_->step));
+    TACT_RETURN_IF_ERROR(WriteCheckpointShard(checkpoint_.dir, start_->step, 0, 1, start_->variables));
+    TACT_RETURN_IF_ERROR(CommitCheckpoint(checkpoint_.dir, start_->step, 1));
+    c = *start_;
   }
   TACT_RETURN_IF_ERROR(c.status());
   TACT_RETURN_IF_ERROR(

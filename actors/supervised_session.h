@@ -72,7 +72,11 @@ class SupervisedSession {
   // of the directory, or runs `init_op` and saves the initial values as
   // checkpoint 0 (so a failure before the first save restores them rather
   // than drawing new ones). Without a checkpoint directory it only runs
-  // `init_op`.
+  // `init_op`. The values it started from (checkpoint 0's, or those of the
+  // checkpoint it resumed from) stay in this process too, a copy of every
+  // variable: should every checkpoint be damaged by the time of a failure,
+  // they are written again under their step and restored from there, so
+  // the run ends as it would have without the fault.
   static StatusOr<std::unique_ptr<SupervisedSession>> Create(const SessionOptions& options,
                                                              GraphDef graph, const std::string& init_op);
   ~SupervisedSession();
@@ -128,6 +132,9 @@ class SupervisedSession {
   int64_t tasks_back_at_restore_ = 0;
   std::unique_ptr<Session> session_;
   CheckpointOptions checkpoint_;
+  // The checkpoint the run started from, read back after it was saved or
+  // restored: what Restore falls back to when no checkpoint is good.
+  std::optional<Checkpoint> start_;
   double wait_secs_;  // how long a recovery waits for the cluster
   std::string init_op_;
   CheckpointNodes nodes_;

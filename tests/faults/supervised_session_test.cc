@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -191,6 +192,43 @@ TEST_F(SupervisedSessionTest, AKilledTaskIsRestoredFromTheNewestCheckpointAndThe
     EXPECT_GT(s->stats().recovery_ms_max, 0);
     ExpectSameValues(clean_w, faulted_w);
   }
+}
+
+// Cuts every shard file in `dir` to half its size: no checkpoint there
+// reads back good.
+void DamageEveryShard(const std::string& dir) {
+  int damaged = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".h5") continue;
+    std::filesystem::resize_file(entry.path(), std::filesystem::file_size(entry.path()) / 2);
+    ++damaged;
+  }
+  ASSERT_GT(damaged, 0) << dir;
+}
+
+// Before the first save after step 0, checkpoint 0 is damaged and the
+// worker killed. Running the initialisers again would draw other values
+// (the ps's random ops have moved on); the session writes again the values
+// it started from, and the run ends as without the faults.
+TEST_F(SupervisedSessionTest, WithEveryCheckpointDamagedTheRunGoesBackToItsStart) {
+  const Regression g = BuildRegression(true);
+  const Tensor clean_w = TrainClean(g);
+  Tensor faulted_w;
+  auto s = Start("damaged", g);
+  ASSERT_NE(s, nullptr);
+  bool done = false;
+  auto events = Train(*s, g, [&](int64_t step) {
+    if (step == 3 && !done) {
+      done = true;
+      DamageEveryShard(dir_ + "/damaged");  // checkpoint 0, the only one
+      ASSERT_TRUE(cluster_->Signal("/job:worker/replica:0/task:0", SIGKILL).ok());
+    }
+  }, &faulted_w);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].failed_step, 3);
+  EXPECT_EQ(events[0].resumed_from, 0);
+  EXPECT_EQ(events[0].steps_lost, 3);
+  ExpectSameValues(clean_w, faulted_w);
 }
 
 TEST_F(SupervisedSessionTest, AKillWhileACheckpointIsWrittenFallsBackToTheOneBefore) {
