@@ -136,22 +136,29 @@ Status SupervisedSession::SaveAt(int64_t step) {
 // Restores the newest good checkpoint into the variables; with none good,
 // the one the run started from, written again from this process's copy
 // (running `init_op` again would draw other values: its random ops have
-// moved on). While the run starts, with none good, runs `init_op`: a fresh
-// start. Unavailable while a task is still away.
+// moved on). While the run starts (`init_op` has run), with none good,
+// saves checkpoint 0: a fresh start, as on an empty directory. Either way the damaged ones stop being
+// checkpoints. Unavailable while a task is still away.
 StatusOr<int64_t> SupervisedSession::Restore() {
   // Read before the restore runs: a task attached during it counts as
   // after it, and its variables are restored again at the next failure.
   const int64_t tasks_back = *tasks_back_;
   StatusOr<Checkpoint> c = ReadLatestGoodCheckpoint(checkpoint_.dir, nodes_.expected);
   if (!c.ok() && c.status().code() == Code::kNotFound) {
-    if (!start_.has_value()) {  // starting: nothing to resume
-      TACT_RETURN_IF_ERROR(session_->Run({}, {}, {init_op_}).status());
+    // None is good: each damaged one would only count toward the newest
+    // kept, and the saves to come, of lower steps, would be pruned at once.
+    LogWarning("tact: no good checkpoint in ", checkpoint_.dir, " (", c.status().ToString(), "); ",
+               start_.has_value() ? "writing again the one the run started from, of step " +
+                                        std::to_string(start_->step)
+                                  : std::string("starting afresh"));
+    StatusOr<std::vector<int64_t>> damaged = ListCheckpoints(checkpoint_.dir);
+    TACT_RETURN_IF_ERROR(damaged.status());
+    for (int64_t step : *damaged) TACT_RETURN_IF_ERROR(DiscardCheckpoint(checkpoint_.dir, step));
+    if (!start_.has_value()) {  // starting, after `init_op` ran: nothing good to resume
+      TACT_RETURN_IF_ERROR(SaveAt(0));
       tasks_back_at_restore_ = tasks_back;
       return int64_t{0};
     }
-    LogWarning("tact: no good checkpoint in ", checkpoint_.dir, " (", c.status().ToString(),
-               "); writing again the one of step ", start_->step, " that the run started from");
-    TACT_RETURN_IF_ERROR(DiscardCheckpoint(checkpoint_.dir, start_->step));
     TACT_RETURN_IF_ERROR(WriteCheckpointShard(checkpoint_.dir, start_->step, 0, 1, start_->variables));
     TACT_RETURN_IF_ERROR(CommitCheckpoint(checkpoint_.dir, start_->step, 1));
     c = *start_;

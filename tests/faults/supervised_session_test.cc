@@ -231,6 +231,21 @@ TEST_F(SupervisedSessionTest, WithEveryCheckpointDamagedTheRunGoesBackToItsStart
   ExpectSameValues(clean_w, faulted_w);
 }
 
+// A new session on a directory whose every checkpoint is damaged starts
+// afresh, as on an empty one, and saves its checkpoint 0 again.
+TEST_F(SupervisedSessionTest, ADirectoryOfOnlyDamagedCheckpointsStartsAfresh) {
+  const Regression g = BuildRegression(true);
+  const Tensor clean_w = TrainClean(g);
+  DamageEveryShard(dir_ + "/clean");
+  auto s = Start("clean", g);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->step(), 0);
+  EXPECT_EQ(s->stats().resumed_from, -1);
+  Tensor w;
+  EXPECT_TRUE(Train(*s, g, [](int64_t) {}, &w).empty());
+  ExpectSameValues(clean_w, w);  // a fresh cluster draws the same initial values
+}
+
 TEST_F(SupervisedSessionTest, AKillWhileACheckpointIsWrittenFallsBackToTheOneBefore) {
   const Regression g = BuildRegression(true);
   const Tensor clean_w = TrainClean(g);
