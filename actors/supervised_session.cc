@@ -75,10 +75,13 @@ Status SupervisedSession::Start() {
   } else {
     TACT_RETURN_IF_ERROR(SaveAt(0));
   }
-  // Read back (which also checks what was just written): the values to
-  // come back to should every checkpoint be damaged later.
-  TACT_ASSIGN_OR_RETURN(Checkpoint start, ReadCheckpoint(checkpoint_.dir, step_, nodes_.expected));
-  start_ = std::move(start);
+  if (!start_.has_value()) {
+    // A fresh checkpoint 0, read back (which also checks what was just
+    // written): the values to come back to should every checkpoint be
+    // damaged later. A resumed one Restore kept as it read it.
+    TACT_ASSIGN_OR_RETURN(Checkpoint start, ReadCheckpoint(checkpoint_.dir, step_, nodes_.expected));
+    start_ = std::move(start);
+  }
   return Status::OK();
 }
 
@@ -167,7 +170,9 @@ StatusOr<int64_t> SupervisedSession::Restore() {
   TACT_RETURN_IF_ERROR(
       session_->Run({{nodes_.step, Tensor::Scalar<int64_t>(c->step)}}, {}, {nodes_.restore}).status());
   tasks_back_at_restore_ = tasks_back;
-  return c->step;
+  const int64_t step = c->step;
+  if (!start_.has_value()) start_ = std::move(*c);  // the run resumes from it
+  return step;
 }
 
 // A task that came back as a new process holds no variables: the Run that
