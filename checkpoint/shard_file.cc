@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "checkpoint/checksum.h"
+#include "checkpoint/disk_space.h"
 
 namespace tact::checkpoint_internal {
 namespace {
@@ -120,6 +121,22 @@ Status WriteVariable(hid_t file, hid_t lcpl, hid_t dcpl, const std::string& path
   return Status::OK();
 }
 
+// An upper bound, give or take HDF5's small structures, on the bytes a
+// shard file of `variables` takes with a metadata block of `meta_block`.
+uint64_t ShardFileBytes(hsize_t meta_block, const std::vector<std::pair<std::string, Tensor>>& variables) {
+  uint64_t bytes = meta_block + (uint64_t{64} << 10);  // the superblock, the root group, slack
+  for (const auto& [name, t] : variables) {
+    if (t.dtype() == DT_STRING) {
+      // Each string goes to HDF5's global heap, with a header of its own.
+      for (int64_t i = 0; i < t.NumElements(); ++i) bytes += t.data<std::string>()[i].size() + 32;
+    } else {
+      bytes += t.TotalBytes();
+    }
+    bytes += 2048 + name.size();  // a header that outgrew the metadata block
+  }
+  return bytes + bytes / 64;
+}
+
 }  // namespace
 
 Status ValidateVariableName(const std::string& name) {
@@ -166,8 +183,12 @@ Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_
   H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   const hsize_t meta_block = std::min<hsize_t>(8 << 20, (16384 + 2048 * variables.size() + 4095) / 4096 * 4096);
   H5Pset_meta_block_size(fapl.get(), meta_block);
+  // HDF5 must never meet a full disk (disk_space.h).
+  const uint64_t reserve = ShardFileBytes(meta_block, variables);
+  TACT_RETURN_IF_ERROR(CheckFreeSpace(path, reserve));
   H5Handle file(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), H5Fclose);
   if (!file.valid()) return Hdf5Error("cannot create checkpoint file", path, Code::kInternal);
+  TACT_RETURN_IF_ERROR(ReserveSpace(path, reserve));
   H5Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
   H5Pset_create_intermediate_group(lcpl.get(), 1);
   H5Pset_char_encoding(lcpl.get(), H5T_CSET_UTF8);  // h5ls and h5py show the names as written
@@ -190,6 +211,7 @@ Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_
   }
   // Closing flushes HDF5's metadata; its failure means the file is incomplete.
   if (file.Close() < 0) return Hdf5Error("cannot close (flush) checkpoint file", path, Code::kInternal);
+  ReleaseSpaceBeyondEnd(path, reserve);
   return Status::OK();
 }
 
