@@ -44,13 +44,15 @@ Status CheckFreeSpace(const std::string& path, uint64_t bytes) {
 Status ReserveSpace(const std::string& path, uint64_t bytes) {
   Fd f(open(path.c_str(), O_WRONLY | O_CLOEXEC));
   if (f.fd < 0) {
-    return errors::Internal("cannot open checkpoint file '", path, "' to reserve its space: ", std::strerror(errno));
+    return errors::Internal("cannot open checkpoint file '", path, "' to reserve its space: ",
+                            std::strerror(errno));
   }
   if (fallocate(f.fd, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(bytes)) == 0) return Status::OK();
   const int err = errno;
   if (err == ENOSPC || err == EDQUOT) return NoSpace(path, bytes, std::strerror(err));
   if (err == EOPNOTSUPP || err == ENOSYS) return Status::OK();
-  return errors::Internal("cannot reserve ", bytes, " bytes for checkpoint file '", path, "': ", std::strerror(err));
+  return errors::Internal("cannot reserve ", bytes, " bytes for checkpoint file '", path, "': ",
+                          std::strerror(err));
 }
 
 void ReleaseSpaceBeyondEnd(const std::string& path, uint64_t reserved) {

@@ -81,10 +81,11 @@ TEST(TactTrainTest, ACheckpointDirectoryOnAFullDiskExitsOneSayingSo) {
   const std::string dir = ::testing::TempDir() + "/tact_full_disk_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   for (const std::string cluster : {"", "--ps 1 --workers 2"}) {
-    const std::string script = "mount -t tmpfs -o size=1m tact_small " + dir + " || exit 97; " + TACT_BINARY +
-                               " train --model mlp --max-steps 30 --train-limit 1000 --test-limit 100 " + cluster +
-                               " --checkpoint-dir " + dir + "/ck --checkpoint-every-steps 20 2>&1; echo exit=$?;" +
-                               " ls -A " + dir + "/ck";
+    const std::string script =
+        "mount -t tmpfs -o size=1m tact_small " + dir + " || exit 97; " + TACT_BINARY +
+        " train --model mlp --max-steps 30 --train-limit 1000 --test-limit 100 " + cluster +
+        " --checkpoint-dir " + dir + "/ck --checkpoint-every-steps 20 2>&1; echo exit=$?;" + " ls -A " + dir +
+        "/ck";
     Result r = test::RunCommand("unshare --user --map-root-user --mount sh -c '" + script + "' 2>&1");
     if (r.status == 97 || r.out.find("unshare:") != std::string::npos) {
       std::filesystem::remove_all(dir);

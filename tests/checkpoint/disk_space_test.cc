@@ -48,7 +48,8 @@ TEST_F(DiskSpaceTest, ReservedBlocksAreClaimedAndTheUnusedOnesGivenBack) {
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_size, 1);  // the size stays
   if (AllocatedBytes(path) < static_cast<int64_t>(reserve)) {
-    GTEST_SKIP() << "this file system does not allocate ahead (" << AllocatedBytes(path) << " bytes allocated)";
+    GTEST_SKIP() << "this file system does not allocate ahead (" << AllocatedBytes(path)
+                 << " bytes allocated)";
   }
   checkpoint_internal::ReleaseSpaceBeyondEnd(path, reserve);
   EXPECT_LT(AllocatedBytes(path), 1 << 20);
@@ -79,7 +80,8 @@ bool MountSmallDisk(const std::string& dir) {
     f << text;
     return static_cast<bool>(f.flush());
   };
-  if (!write("/proc/self/setgroups", "deny") || !write("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
+  if (!write("/proc/self/setgroups", "deny") ||
+      !write("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
       !write("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1")) {
     return false;
   }
@@ -93,13 +95,15 @@ TEST_F(DiskSpaceTest, AShardTooBigForTheDiskFailsCleanlyAndTheProcessGoesOn) {
     if (!MountSmallDisk(dir())) _exit(kNoNamespace);
     const Tensor big = RandomTensor(DT_FLOAT, {512, 1024}, 1);  // 2 MiB
     Status s = WriteCheckpointShard(dir(), 0, 0, 1, {{"big/kernel", big}});
-    if (s.code() != Code::kResourceExhausted || s.message().find("not enough disk space") == std::string::npos) {
+    if (s.code() != Code::kResourceExhausted ||
+        s.message().find("not enough disk space") == std::string::npos) {
       std::fprintf(stderr, "big shard: %s\n", s.ToString().c_str());
       _exit(kBigShardNotRefused);
     }
     if (!std::filesystem::is_empty(dir())) _exit(kLeftFiles);
     const Tensor small = RandomTensor(DT_FLOAT, {64, 64}, 2);
-    if (!WriteCheckpointShard(dir(), 1, 0, 1, {{"small", small}}).ok() || !CommitCheckpoint(dir(), 1, 1).ok()) {
+    if (!WriteCheckpointShard(dir(), 1, 0, 1, {{"small", small}}).ok() ||
+        !CommitCheckpoint(dir(), 1, 1).ok()) {
       _exit(kSmallShardFailed);
     }
     auto read = ReadCheckpoint(dir(), 1, {{"small", DT_FLOAT, small.shape()}});
@@ -110,8 +114,11 @@ TEST_F(DiskSpaceTest, AShardTooBigForTheDiskFailsCleanlyAndTheProcessGoesOn) {
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  if (WEXITSTATUS(status) == kNoNamespace) GTEST_SKIP() << "cannot mount a small tmpfs in a user namespace here";
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal "
+                                 << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  if (WEXITSTATUS(status) == kNoNamespace) {
+    GTEST_SKIP() << "cannot mount a small tmpfs in a user namespace here";
+  }
   EXPECT_EQ(WEXITSTATUS(status), 0) << "41: big shard not refused, 42: files left, 43: small shard failed, "
                                        "44: read back failed";
 }
