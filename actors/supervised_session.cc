@@ -123,6 +123,13 @@ Status SupervisedSession::Save() {
   return SaveAt(step_);
 }
 
+Status SupervisedSession::SaveFinal() {
+  if (!checkpointing()) return Status::OK();
+  TACT_ASSIGN_OR_RETURN(std::vector<int64_t> steps, ListCheckpoints(checkpoint_.dir));
+  if (!steps.empty() && steps.back() == step_) return Status::OK();
+  return SaveAt(step_);
+}
+
 // After falling back past a damaged checkpoint the run saves its step
 // again: the new one replaces it (a good one is rewritten with the same
 // values, since the steps between are recomputed alike).

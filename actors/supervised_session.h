@@ -102,6 +102,11 @@ class SupervisedSession {
 
   // Saves a checkpoint of step() now (for example at the end of the run).
   Status Save();
+  // Saves a checkpoint of step() unless the directory's newest is of step()
+  // already: at the end of a run, as TensorFlow's saver hook does, so that
+  // the directory holds the trained values and a longer run resumes there;
+  // and at a run stopped early. OK without a checkpoint directory.
+  Status SaveFinal();
 
   // For Runs that are not training steps.
   Session& session() { return *session_; }

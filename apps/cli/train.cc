@@ -6,10 +6,19 @@
 // epoch ends with a line giving the test accuracy. With --json the last
 // line is one JSON object with the run's figures. Bad input (a missing data
 // directory, an unknown model) prints a message and exits 1.
+//
+// SIGINT (Ctrl-C) and SIGTERM stop a run early but whole: the step under
+// way finishes, a checkpoint of the step reached is saved (with
+// --checkpoint-dir; a run started again resumes there, no step lost), the
+// local cluster's tasks and files go, and tact exits with 128 + the
+// signal's number. A second signal ends it at once.
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <cstdio>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli/commands.h"
@@ -42,6 +51,32 @@ void PrintProgress(const TrainProgress& p) {
   if (p.step == p.total_steps) std::fprintf(stderr, "\n");
 }
 
+// The first stop signal, 0 before.
+std::atomic<int> stop_signal{0};
+
+void OnStopSignal(int sig) {
+  if (stop_signal.exchange(sig) != 0) {
+    signal(sig, SIG_DFL);
+    raise(sig);  // delivered when the handler returns: the default action, at once
+    return;
+  }
+  const char message[] = "\ntact train: stopping after this step (again to stop at once)\n";
+  (void)!write(STDERR_FILENO, message, sizeof message - 1);
+}
+
+// A signal ignored at start stays ignored, as the shell asks of its
+// background jobs.
+void CatchStopSignals() {
+  struct sigaction action = {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old = {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sig, &action, nullptr);
+  }
+}
+
 int RunTrain(TrainFlags flags) {
   TrainOptions& opt = flags.options;
   // Checked here, not by CLI11, whose validation errors exit 105.
@@ -70,10 +105,20 @@ int RunTrain(TrainFlags flags) {
     std::printf("epoch %d: test accuracy %.4f\n", epoch + 1, accuracy);
     std::fflush(stdout);
   };
+  CatchStopSignals();
+  opt.stop_requested = [] { return stop_signal.load() != 0; };
   StatusOr<TrainResult> r = Train(opt);
   if (!r.ok()) {
     std::fprintf(stderr, "tact train: %s\n", r.status().ToString().c_str());
     return 1;
+  }
+  if (r->stopped) {
+    const std::string& dir = opt.supervision.checkpoint.dir;
+    std::fprintf(stderr, "tact train: stopped by %s after step %lld; %s\n",
+                 stop_signal.load() == SIGINT ? "SIGINT" : "SIGTERM",
+                 static_cast<long long>(r->steps),
+                 dir.empty() ? "no --checkpoint-dir, so nothing was saved"
+                             : ("saved as checkpoint " + std::to_string(r->steps) + " in " + dir).c_str());
   }
   std::printf("%lld parameters; %lld steps; train loss %.4f; test accuracy %.4f; %.0f images/s\n",
               static_cast<long long>(r->parameters), static_cast<long long>(r->steps),
@@ -82,6 +127,7 @@ int RunTrain(TrainFlags flags) {
     nlohmann::json j = {{"model", opt.model.name},
                         {"epochs", opt.data.epochs},
                         {"steps", r->steps},
+                        {"stopped", r->stopped},
                         {"batch", opt.data.batch},
                         {"optimizer", opt.model.optimizer},
                         {"learning_rate", opt.model.learning_rate},
@@ -107,7 +153,7 @@ int RunTrain(TrainFlags flags) {
     }
     std::printf("%s\n", j.dump().c_str());
   }
-  return 0;
+  return r->stopped ? 128 + stop_signal.load() : 0;
 }
 
 }  // namespace

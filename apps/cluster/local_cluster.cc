@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,13 +83,46 @@ StatusOr<uint16_t> FreeLoopbackPort() {
   return errors::Unavailable("no free loopback port in ", first, "-", last, " after 200 tries");
 }
 
+namespace {
+
+constexpr char kDirPrefix[] = "tact_cluster_";
+constexpr char kOwnerFile[] = "owner";  // the pid of the process whose cluster it is
+
+// Removes the directories of this user's local clusters whose owner died
+// without its destructor (SIGKILL, a crash): nothing else would, and each
+// holds its tasks' logs.
+void RemoveOrphanedDirs(const std::filesystem::path& tmp) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp, ec)) {
+    const std::string name = entry.path().filename().string();
+    struct stat st;
+    if (name.rfind(kDirPrefix, 0) != 0 || stat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+        st.st_uid != geteuid()) {
+      continue;
+    }
+    pid_t owner = 0;
+    // No owner file: one being made, or kept on purpose ($TACT_KEEP_CLUSTER_DIR).
+    if (!(std::ifstream(entry.path() / kOwnerFile) >> owner) || owner <= 0) continue;
+    if (kill(owner, 0) == 0 || errno != ESRCH) continue;
+    std::filesystem::remove_all(entry.path(), ec);
+  }
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOptions& o) {
   std::unique_ptr<LocalCluster> c(new LocalCluster());
-  char dir_template[] = "/tmp/tact_cluster_XXXXXX";
-  if (mkdtemp(dir_template) == nullptr) {
-    return errors::Unavailable("cannot make a directory for the cluster: ", std::strerror(errno));
+  std::error_code ec;
+  const std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);  // $TMPDIR, or /tmp
+  if (ec) return errors::Unavailable("no directory for temporary files: ", ec.message());
+  RemoveOrphanedDirs(tmp);
+  std::string dir_template = (tmp / (std::string(kDirPrefix) + "XXXXXX")).string();
+  if (mkdtemp(dir_template.data()) == nullptr) {
+    return errors::Unavailable("cannot make a directory for the cluster under ", tmp.string(), ": ",
+                               std::strerror(errno));
   }
   c->dir_ = dir_template;
+  std::ofstream(c->dir_ + "/" + kOwnerFile) << getpid();
   c->secret_ = NewClusterSecret();
   for (char** e = environ; *e != nullptr; ++e) {
     if (std::strncmp(*e, "TACT_CLUSTER_SECRET=", 20) != 0) c->env_.push_back(*e);
@@ -140,8 +174,16 @@ Status LocalCluster::Spawn(const std::string& task) {
   // Appended to, so that a restarted task's log keeps what the old one said.
   posix_spawn_file_actions_addopen(&files, 1, logs_[task].c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&files, 1, 2);
+  // A process group of its own: a terminal's Ctrl-C reaches the trainer
+  // alone, which then stops the run whole (apps/cli/train.cc) and ends
+  // the tasks itself, instead of every task dying under a step.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &files, nullptr, argv.data(), envp.data());
+  const int rc = posix_spawn(&pid, argv[0], &files, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&files);
   if (rc != 0) return errors::Unavailable("cannot start task ", task, " (", argv[0], "): ", std::strerror(rc));
   pids_[task] = pid;
@@ -202,9 +244,11 @@ LocalCluster::~LocalCluster() {
     }
   }
   const char* keep = std::getenv("TACT_KEEP_CLUSTER_DIR");
+  std::error_code ignored;
   if (keep == nullptr || *keep == '\0') {
-    std::error_code ignored;
     std::filesystem::remove_all(dir_, ignored);
+  } else {
+    std::filesystem::remove(dir_ + "/" + kOwnerFile, ignored);  // kept: never an orphan to remove
   }
 }
 

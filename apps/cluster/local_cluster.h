@@ -10,8 +10,11 @@
 //   s.cluster = (*cluster)->spec();
 //
 // The destructor ends every child (SIGTERM, then SIGKILL), reaps it, and
-// removes the cluster's directory (dir()), unless $TACT_KEEP_CLUSTER_DIR
-// is set: then the tasks' logs stay.
+// removes the cluster's directory (dir(), under $TMPDIR or /tmp), unless
+// $TACT_KEEP_CLUSTER_DIR is set: then the tasks' logs stay. A child ends by
+// itself when this process dies without its destructor (SIGKILL), and the
+// next Start removes that process's directory. Each child is in a process
+// group of its own, out of reach of a terminal's Ctrl-C.
 #pragma once
 
 #include <sys/types.h>

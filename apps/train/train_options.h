@@ -106,6 +106,10 @@ struct TrainOptions {
   std::function<void(const TrainProgress&)> on_step;
   // After each epoch's evaluation.
   std::function<void(int epoch, double test_accuracy)> on_epoch;
+  // Asked before each step (each update, for asynchronous replicas): true
+  // ends the run early but whole, at the step reached, with a checkpoint of
+  // it when checkpoints are on (tact train's SIGINT and SIGTERM).
+  std::function<bool()> stop_requested;
 };
 
 }  // namespace tact::apps

@@ -12,6 +12,7 @@ namespace tact::apps {
 
 struct TrainResult {
   int64_t steps = 0;
+  bool stopped = false;       // ended early by TrainOptions::stop_requested, after `steps`
   double train_loss = 0;      // mean over the last epoch's steps
   double test_accuracy = 0;   // after the last epoch
   double images_per_sec = 0;  // training steps only, evaluation excluded

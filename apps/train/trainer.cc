@@ -229,7 +229,7 @@ struct AsyncProgress {
 
 Status AsyncLoop(Session& session, const ReplicatedTrainGraph& g, Batcher* batches, bool pipeline,
                  int64_t first, int64_t end, int64_t per_epoch, const Tensor& training,
-                 AsyncProgress* progress) {
+                 const std::function<bool()>& stop, AsyncProgress* progress) {
   const int64_t towers = static_cast<int64_t>(g.towers.size());
   std::atomic<int64_t> next{first * towers};  // the next update: step u / towers, share u % towers
   std::mutex data_mu;  // the Batcher is not thread-safe
@@ -240,7 +240,7 @@ Status AsyncLoop(Session& session, const ReplicatedTrainGraph& g, Batcher* batch
   for (size_t k = 0; k < g.towers.size(); ++k) {
     for (int t = 0; t < kInFlight; ++t) {
       threads.emplace_back([&, k] {
-        for (int64_t u = next++; u < end * towers && !failed.load(); u = next++) {
+        for (int64_t u = next++; u < end * towers && !failed.load() && !(stop && stop()); u = next++) {
           const int64_t step = u / towers;
           std::vector<Batch> shares;
           if (!pipeline) {
@@ -339,12 +339,17 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       AsyncProgress progress(g.towers.size());
       const auto start = std::chrono::steady_clock::now();
       TACT_RETURN_IF_ERROR(AsyncLoop(session, g, &batches, opt.data.input_pipeline, first, end, per_epoch,
-                                     training_on, &progress));
+                                     training_on, opt.stop_requested, &progress));
       train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      steps_run += end - first;
+      // Stopped early, the replicas' updates so far count as steps, a
+      // replica's update as its share of one.
+      r.stopped = opt.stop_requested && opt.stop_requested();
+      r.steps = r.stopped ? first + progress.updates / static_cast<int64_t>(g.towers.size()) : end;
+      steps_run += r.steps - first;
       r.tower_updates.resize(g.towers.size());
       for (size_t k = 0; k < g.towers.size(); ++k) r.tower_updates[k] += progress.per_tower[k];
       r.train_loss = progress.loss_sum / static_cast<double>(std::max<int64_t>(progress.updates, 1));
+      if (r.stopped) break;
       if (opt.on_step) {
         opt.on_step(TrainProgress{end, total, opt.data.batch, static_cast<int>(first / per_epoch),
                                   r.train_loss,
@@ -353,9 +358,12 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       TACT_ASSIGN_OR_RETURN(r.test_accuracy, TestAccuracy(session, g, test));
       if (opt.on_epoch) opt.on_epoch(static_cast<int>(first / per_epoch), r.test_accuracy);
     }
-    r.steps = total;
   }
   while (!async_loops && supervised->step() < total) {
+    if (opt.stop_requested && opt.stop_requested()) {
+      r.stopped = true;
+      break;
+    }
     const int64_t step = supervised->step();
     const int epoch = static_cast<int>(step / per_epoch);
     TACT_RETURN_IF_ERROR(faults.InjectBefore(step));
@@ -399,6 +407,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   r.recovery_ms_max = stats.recovery_ms_max;
   r.faults_injected = faults.injected();
   if (!async_loops) r.steps = supervised->step();
+  TACT_RETURN_IF_ERROR(supervised->SaveFinal());
   r.images_per_sec = train_seconds > 0 ? static_cast<double>(steps_run * opt.data.batch) / train_seconds : 0;
   TACT_ASSIGN_OR_RETURN(r.variables, ReadVariables(session, g));
   r.variables_fingerprint = VariablesFingerprint(r.variables);

@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -97,6 +99,40 @@ TEST(TactTrainTest, ACheckpointDirectoryOnAFullDiskExitsOneSayingSo) {
         << cluster << ": " << r.out;
     EXPECT_EQ(r.out.substr(r.out.find("exit=")), "exit=1\n") << cluster << ": files left behind: " << r.out;
   }
+  std::filesystem::remove_all(dir);
+}
+
+// SIGTERM (a scheduler's stop, or kill) in the middle of a run on a local
+// cluster: the step under way finishes, its checkpoint is saved, the run
+// says so and exits 128 + 15, and neither its tasks nor their directory
+// stay behind (the cluster's directory goes under $TMPDIR).
+TEST(TactTrainTest, SigtermStopsARunWholeAndSavesItsStep) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  const std::string dir = ::testing::TempDir() + "/tact_sigterm_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/tmp");
+  // 20 steps an epoch: "epoch 1" says that training is under way.
+  const std::string script =
+      "TMPDIR=" + dir + "/tmp " + TACT_BINARY +
+      " train --model mlp --ps 1 --workers 2 --epochs 50 --train-limit 2000 --test-limit 100" +
+      " --checkpoint-dir " + dir + "/ck --checkpoint-every-steps 1000 --json > " + dir + "/out 2>&1 &" +
+      " pid=$!; for i in $(seq 300); do grep -q 'epoch 1:' " + dir + "/out && break; sleep 0.1; done;" +
+      " kill -TERM $pid; wait $pid; echo exit=$?; cat " + dir + "/out; ls -A " + dir + "/tmp";
+  Result r = test::RunCommand(script);  // popen's sh runs the script
+  EXPECT_NE(r.out.find("exit=143\n"), std::string::npos) << r.out;
+  const size_t said = r.out.find("tact train: stopped by SIGTERM after step ");
+  ASSERT_NE(said, std::string::npos) << r.out;
+  const char* after = r.out.c_str() + said + std::strlen("tact train: stopped by SIGTERM after step ");
+  const long long step = std::atoll(after);
+  EXPECT_GE(step, 20) << r.out;
+  EXPECT_NE(r.out.find("saved as checkpoint " + std::to_string(step) + " in " + dir + "/ck"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/ck/ckpt-" + std::to_string(step) + ".manifest")) << r.out;
+  EXPECT_NE(r.out.find("\"stopped\":true"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/tmp")) << "the cluster's directory stayed: " << r.out;
   std::filesystem::remove_all(dir);
 }
 

@@ -211,6 +211,50 @@ TEST_F(FaultRecoveryTest, ARunResumesFromItsNewestCheckpoint) {
   EXPECT_EQ(rest->variables_fingerprint, clean->variables_fingerprint);
 }
 
+// The trained values are a checkpoint too: a run whose last step is no
+// multiple of the save interval saves it at the end, as TensorFlow's saver
+// hook does, so the directory holds what the run trained.
+TEST_F(FaultRecoveryTest, ARunEndsWithACheckpointOfItsLastStep) {
+  TrainOptions o = Options("last_step", {});
+  o.data.max_steps = 50;
+  auto r = Train(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto steps = ListCheckpoints(o.supervision.checkpoint.dir);
+  ASSERT_TRUE(steps.ok()) << steps.status().ToString();
+  EXPECT_EQ(*steps, (std::vector<int64_t>{0, 20, 40, 50}));
+  std::vector<VariableSpec> specs;
+  for (const auto& [name, t] : r->variables) specs.push_back({name, t.dtype(), t.shape()});
+  auto last = ReadCheckpoint(o.supervision.checkpoint.dir, 50, specs, /*allow_other_variables=*/true);
+  ASSERT_TRUE(last.ok()) << last.status().ToString();
+  ASSERT_EQ(last->variables.size(), r->variables.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_TRUE(last->variables[i].second.BitwiseEqual(r->variables[i].second)) << specs[i].name;
+  }
+}
+
+// What tact train does on SIGINT or SIGTERM: the run stops between steps,
+// saves the step it reached, and a run started again on the directory
+// resumes there and ends with the variables of a run never stopped.
+TEST_F(FaultRecoveryTest, AStoppedRunSavesItsStepAndTheResumedRunEndsAsOneNeverStopped) {
+  TrainOptions o = Options("stopped", {});
+  int asked = 0;
+  o.stop_requested = [&asked] { return ++asked > 37; };  // asked before each step
+  auto stopped = Train(o);
+  ASSERT_TRUE(stopped.ok()) << stopped.status().ToString();
+  EXPECT_TRUE(stopped->stopped);
+  EXPECT_EQ(stopped->steps, 37);
+  auto steps = ListCheckpoints(o.supervision.checkpoint.dir);
+  ASSERT_TRUE(steps.ok()) << steps.status().ToString();
+  EXPECT_EQ(*steps, (std::vector<int64_t>{0, 20, 37}));
+  auto rest = Train(Options("stopped", {}));
+  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+  EXPECT_FALSE(rest->stopped);
+  EXPECT_EQ(rest->resumed_from, 37);
+  auto clean = Train(Options("stopped_clean", {}));
+  ASSERT_TRUE(clean.ok()) << clean.status().ToString();
+  EXPECT_EQ(rest->variables_fingerprint, clean->variables_fingerprint);
+}
+
 TEST_F(FaultRecoveryTest, CheckpointsByTimeKeepTheNewest) {
   TrainOptions o = Options("by_time", {});
   o.data.max_steps = 40;
