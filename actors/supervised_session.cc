@@ -148,7 +148,9 @@ Status SupervisedSession::SaveAt(int64_t step) {
 // (running `init_op` again would draw other values: its random ops have
 // moved on). While the run starts (`init_op` has run), with none good,
 // saves checkpoint 0: a fresh start, as on an empty directory. Either way the damaged ones stop being
-// checkpoints. Unavailable while a task is still away.
+// checkpoints. Checkpoints of another graph are an InvalidArgument, and are
+// left as they are: the directory is another model's, not damaged.
+// Unavailable while a task is still away.
 StatusOr<int64_t> SupervisedSession::Restore() {
   // Read before the restore runs: a task attached during it counts as
   // after it, and its variables are restored again at the next failure.

@@ -76,7 +76,9 @@ class SupervisedSession {
   // checkpoint it resumed from) stay in this process too, a copy of every
   // variable: should every checkpoint be damaged by the time of a failure,
   // they are written again under their step and restored from there, so
-  // the run ends as it would have without the fault.
+  // the run ends as it would have without the fault. A directory holding
+  // checkpoints of another graph (another model, or another optimizer's
+  // slots) is an InvalidArgument naming a difference, and stays untouched.
   static StatusOr<std::unique_ptr<SupervisedSession>> Create(const SessionOptions& options,
                                                              GraphDef graph, const std::string& init_op);
   ~SupervisedSession();

@@ -260,6 +260,14 @@ StatusOr<Checkpoint> ReadLatestGoodCheckpoint(const std::string& dir, const std:
       c->refused = std::move(refused);
       return c;
     }
+    // Intact but not of this graph: the directory is someone else's, and an
+    // older checkpoint is no better a guess.
+    if (c.status().code() == Code::kInvalidArgument) {
+      std::string newer;
+      for (const Status& s : refused) newer += "\n  newer, damaged: " + s.ToString();
+      return errors::InvalidArgument("the checkpoints in '", dir, "' are not of this graph: ",
+                                     c.status().message(), newer);
+    }
     refused.push_back(c.status());
   }
   std::string reasons;

@@ -103,9 +103,13 @@ StatusOr<Checkpoint> ReadCheckpoint(const std::string& dir, int64_t step,
                                     const std::vector<VariableSpec>& expected,
                                     bool allow_other_variables = false);
 
-// The newest checkpoint that ReadCheckpoint accepts, read; newer ones that it
-// refuses are skipped and their errors kept in `refused`. NotFound if there is
-// no checkpoint at all, or none is good (the message then gives every reason).
+// The newest checkpoint that ReadCheckpoint accepts, read; newer damaged
+// ones (NotFound, DataLoss) are skipped and their errors kept in `refused`.
+// NotFound if there is no checkpoint at all, or none is good (the message
+// then gives every reason). InvalidArgument, looking no further, at the
+// first one that is intact but of another graph (a variable missing, of
+// another dtype or shape, or one the graph does not have): the directory
+// holds another model's checkpoints, and they are nobody's to skip or drop.
 StatusOr<Checkpoint> ReadLatestGoodCheckpoint(const std::string& dir,
                                               const std::vector<VariableSpec>& expected,
                                               bool allow_other_variables = false);

@@ -114,9 +114,10 @@ TEST_F(CorruptionTest, AMissingShardIsRefused) {
   Status s = ReadCheckpoint(dir(), 20, specs).status();
   EXPECT_EQ(s.code(), Code::kNotFound);
   EXPECT_TRUE(Contains(s, "ckpt-20.shard-1-of-2.h5")) << s.ToString();
-  // Step 10 lacks "other": no good checkpoint at all, and both reasons given.
+  // Step 10 is intact but lacks "other": of another graph, so nothing to
+  // fall back to; both reasons given.
   Status none = ReadLatestGoodCheckpoint(dir(), specs).status();
-  EXPECT_EQ(none.code(), Code::kNotFound);
+  EXPECT_EQ(none.code(), Code::kInvalidArgument);
   EXPECT_TRUE(Contains(none, "shard-1-of-2") && Contains(none, "'other'")) << none.ToString();
 }
 
@@ -178,7 +179,15 @@ TEST_F(CorruptionTest, AMismatchWithTheGraphNamesTheVariable) {
   EXPECT_TRUE(Contains(s, "'global_step'") && Contains(s, "does not have")) << s.ToString();
   EXPECT_TRUE(ReadCheckpoint(dir(), 10, fewer, /*allow_other_variables=*/true).ok());
 
-  EXPECT_EQ(LatestGoodCheckpoint(dir(), wrong_dtype).status().code(), Code::kNotFound);
+  // Another graph's checkpoint is no damaged one to skip: the directory is
+  // not this graph's, though step 10 fits it.
+  Variables newer = DenseModel(20);
+  newer.push_back({"dense_2/kernel", Tensor::Scalar<float>(1)});
+  TACT_ASSERT_OK(Save(dir(), 20, newer));
+  const Status other = LatestGoodCheckpoint(dir(), specs).status();
+  EXPECT_EQ(other.code(), Code::kInvalidArgument);
+  EXPECT_TRUE(Contains(other, "are not of this graph") && Contains(other, "'dense_2/kernel'"))
+      << other.ToString();
 }
 
 TEST_F(CorruptionTest, NotAnHdf5FileIsADataLossNamingIt) {

@@ -8,7 +8,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -253,6 +256,51 @@ TEST_F(FaultRecoveryTest, AStoppedRunSavesItsStepAndTheResumedRunEndsAsOneNeverS
   auto clean = Train(Options("stopped_clean", {}));
   ASSERT_TRUE(clean.ok()) << clean.status().ToString();
   EXPECT_EQ(rest->variables_fingerprint, clean->variables_fingerprint);
+}
+
+// A run of another model (or with another optimizer, whose slots differ)
+// on a checkpoint directory is refused, naming a difference, and leaves
+// every file as it was: before, the checkpoints were taken for damaged,
+// dropped, and the run started afresh over them.
+TEST_F(FaultRecoveryTest, AnotherModelsCheckpointsAreRefusedAndLeftAsTheyAre) {
+  TrainOptions mlp = Options("other_model", {});
+  mlp.cluster = ClusterOptions();  // one process
+  mlp.data.max_steps = 20;
+  ASSERT_TRUE(Train(mlp).ok());
+  const std::string dir = mlp.supervision.checkpoint.dir;
+  auto snapshot = [&dir] {
+    std::map<std::string, std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      std::ifstream f(e.path(), std::ios::binary);
+      files[e.path().filename().string()] = std::string(std::istreambuf_iterator<char>(f), {});
+    }
+    return files;
+  };
+  const auto before = snapshot();
+  ASSERT_EQ(before.size(), 4u);  // checkpoints 0 and 20
+
+  TrainOptions cnn = mlp;
+  cnn.model.name = "cnn";
+  auto refused = Train(cnn);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("are not of this graph"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("'cnn/conv2d/kernel'"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_TRUE(snapshot() == before);
+
+  TrainOptions momentum = mlp;
+  momentum.model.optimizer = "momentum";
+  refused = Train(momentum);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument) << refused.status().ToString();
+  EXPECT_TRUE(snapshot() == before);
+
+  mlp.data.max_steps = 30;
+  auto resumed = Train(mlp);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
+  EXPECT_EQ(resumed->resumed_from, 20);
 }
 
 TEST_F(FaultRecoveryTest, CheckpointsByTimeKeepTheNewest) {
