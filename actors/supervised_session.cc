@@ -28,10 +28,13 @@ StatusOr<std::unique_ptr<SupervisedSession>> SupervisedSession::Create(const Ses
                                                                        GraphDef graph,
                                                                        const std::string& init_op) {
   const CheckpointOptions& c = options.supervision.checkpoint;
-  if (c.every_steps < 0 || c.every_secs < 0 || c.keep < 1) {
-    return errors::InvalidArgument("checkpoint options: every_steps (", c.every_steps, ") and every_secs (",
-                                   c.every_secs, ") must be >= 0 and keep (", c.keep, ") >= 1");
+  if (c.every_steps < 0) {
+    return errors::InvalidArgument("checkpoint every_steps must be >= 0, got ", c.every_steps);
   }
+  if (!(c.every_secs >= 0)) {
+    return errors::InvalidArgument("checkpoint every_secs must be >= 0, got ", c.every_secs);
+  }
+  if (c.keep < 1) return errors::InvalidArgument("checkpoint keep must be >= 1, got ", c.keep);
   CheckpointNodes nodes;
   if (!c.dir.empty()) {
     std::error_code ec;

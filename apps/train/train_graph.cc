@@ -1,5 +1,7 @@
 #include "apps/train/train_graph.h"
 
+#include <cmath>
+
 #include "graph/nn/models.h"
 #include "graph/gradients/gradients.h"
 #include "graph/nn/layers.h"
@@ -9,6 +11,12 @@
 namespace tact::apps {
 
 StatusOr<Optimizer> TrainOptimizer(const TrainOptions& opt) {
+  // As PyTorch's optimizers refuse them: a negative or NaN rate trains
+  // away from the minimum, or into NaN, and says nothing.
+  if (!std::isfinite(opt.model.learning_rate) || opt.model.learning_rate < 0) {
+    return errors::InvalidArgument("the learning rate must be a finite number >= 0, got ",
+                                   opt.model.learning_rate);
+  }
   if (opt.model.optimizer == "adam") return Optimizer::Adam(opt.model.learning_rate);
   if (opt.model.optimizer == "sgd") return Optimizer::GradientDescent(opt.model.learning_rate);
   if (opt.model.optimizer == "momentum") return Optimizer::Momentum(opt.model.learning_rate, 0.9);

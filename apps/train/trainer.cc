@@ -274,6 +274,9 @@ Status AsyncLoop(Session& session, const ReplicatedTrainGraph& g, Batcher* batch
 StatusOr<TrainResult> Train(const TrainOptions& opt) {
   if (opt.data.epochs < 1) return errors::InvalidArgument("epochs must be at least 1, got ", opt.data.epochs);
   if (opt.data.batch < 1) return errors::InvalidArgument("batch must be at least 1, got ", opt.data.batch);
+  if (opt.cluster.ps > 0 && opt.cluster.workers < 1 && opt.cluster.cluster_file.empty()) {
+    return errors::InvalidArgument("ps tasks (", opt.cluster.ps, ") need worker tasks: give --workers too");
+  }
   const TrainSupervision& sv = opt.supervision;
   if (sv.max_restarts < 0 || !(sv.restart_window_secs > 0) || !(sv.task_wait_secs >= 0)) {
     return errors::InvalidArgument("--max-restarts must be >= 0 (got ", sv.max_restarts,

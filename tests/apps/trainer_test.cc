@@ -139,6 +139,31 @@ TEST(TrainerTest, BadOptionsAreClearErrors) {
   r = Train(opt);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("batch 500"), std::string::npos) << r.status().ToString();
+  opt.data.batch = 100;
+  // A learning rate that trains nowhere, and ps tasks without workers (the
+  // run used to train in one process, ignoring them): refused, named.
+  for (double lr : {-1.0, std::nan(""), HUGE_VAL}) {
+    opt.model.learning_rate = lr;
+    r = Train(opt);
+    ASSERT_FALSE(r.ok()) << "learning rate " << lr;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << r.status().ToString();
+    EXPECT_NE(r.status().message().find("learning rate must be a finite number >= 0"), std::string::npos)
+        << r.status().ToString();
+  }
+  opt.model.learning_rate = TrainOptions().model.learning_rate;
+  opt.cluster.ps = 2;
+  r = Train(opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("ps tasks (2) need worker tasks"), std::string::npos)
+      << r.status().ToString();
+  opt.cluster.ps = 0;
+  opt.supervision.checkpoint.dir = ::testing::TempDir() + "/tact_bad_keep";
+  opt.supervision.checkpoint.keep = 0;
+  r = Train(opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("checkpoint keep must be >= 1, got 0"), std::string::npos)
+      << r.status().ToString();
+  std::filesystem::remove_all(opt.supervision.checkpoint.dir);
 }
 
 }  // namespace
