@@ -51,6 +51,11 @@ void PrintProgress(const TrainProgress& p) {
   if (p.step == p.total_steps) std::fprintf(stderr, "\n");
 }
 
+// Checkpoints every 10 minutes unless told otherwise, as TensorFlow's
+// MonitoredTrainingSession saves: a --checkpoint-dir alone would otherwise
+// save only the first and the last step, and a crash lose the whole run.
+constexpr int kDefaultCheckpointSecs = 600;
+
 // The first stop signal, 0 before.
 std::atomic<int> stop_signal{0};
 
@@ -146,6 +151,10 @@ int RunTrain(TrainFlags flags) {
       j["recovery_ms_max"] = r->recovery_ms_max;
       j["resumed_from"] = r->resumed_from;
     }
+    if (!opt.supervision.checkpoint.dir.empty()) {
+      j["checkpoint_every_steps"] = opt.supervision.checkpoint.every_steps;
+      j["checkpoint_every_secs"] = opt.supervision.checkpoint.every_secs;
+    }
     if (r->workers > 0) {
       j["ps"] = r->ps;
       j["workers"] = r->workers;
@@ -190,8 +199,12 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
                   "the existing cluster's secret (default: $TACT_CLUSTER_SECRET)");
   cmd->add_option("--checkpoint-dir", o.supervision.checkpoint.dir,
                   "save checkpoints here; a run resumes from the newest good one");
-  cmd->add_option("--checkpoint-every-steps", o.supervision.checkpoint.every_steps, "save every N steps");
-  cmd->add_option("--checkpoint-every-secs", o.supervision.checkpoint.every_secs, "save every N seconds");
+  CLI::Option* every_steps = cmd->add_option("--checkpoint-every-steps", o.supervision.checkpoint.every_steps,
+                                             "save every N steps");
+  CLI::Option* every_secs =
+      cmd->add_option("--checkpoint-every-secs", o.supervision.checkpoint.every_secs,
+                      "save every N seconds (with neither this nor --checkpoint-every-steps: every " +
+                          std::to_string(kDefaultCheckpointSecs) + " s; 0: only at the start and the end)");
   cmd->add_option("--checkpoint-keep", o.supervision.checkpoint.keep, "keep the newest N checkpoints");
   cmd->add_option("--fault", o.supervision.faults,
                   "inject a fault: kill:JOB:TASK@step=N, kill:JOB:TASK@checkpoint, drop:JOB:TASK@step=N, "
@@ -208,9 +221,12 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--step-timeout", o.cluster.step_timeout_ms,
                   "on a cluster, abort (and recover) a step running longer than this many ms");
   cmd->add_flag("--json", flags->json, "print one JSON line at the end");
-  cmd->callback([flags, chaos, chaos_faults, &run] {
+  cmd->callback([flags, chaos, chaos_faults, every_steps, every_secs, &run] {
     // A seed alone would draw nothing.
     if (chaos->count() > 0 && chaos_faults->count() == 0) flags->options.supervision.chaos_faults = 3;
+    if (every_steps->count() == 0 && every_secs->count() == 0) {
+      flags->options.supervision.checkpoint.every_secs = kDefaultCheckpointSecs;
+    }
     run = [flags] { return RunTrain(*flags); };
   });
 }

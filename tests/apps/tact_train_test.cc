@@ -102,6 +102,33 @@ TEST(TactTrainTest, ACheckpointDirectoryOnAFullDiskExitsOneSayingSo) {
   std::filesystem::remove_all(dir);
 }
 
+// --checkpoint-dir alone saves every 600 s, as TensorFlow's
+// MonitoredTrainingSession does, and not only at the start and the end;
+// either interval given replaces that default.
+TEST(TactTrainTest, ACheckpointDirectoryAloneSavesEveryTenMinutes) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  const std::string dir = ::testing::TempDir() + "/tact_ckpt_default_" + std::to_string(getpid());
+  const struct {
+    std::string flags;
+    int64_t steps;
+    double secs;
+  } cases[] = {{"", 0, 600}, {"--checkpoint-every-steps 5", 5, 0}, {"--checkpoint-every-secs 0", 0, 0}};
+  for (const auto& c : cases) {
+    std::filesystem::remove_all(dir);
+    Result r = RunTactTrain("--model mlp --max-steps 5 --train-limit 1000 --test-limit 100 --json" +
+                            std::string(" --checkpoint-dir ") + dir + " " + c.flags);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const std::string last = r.out.substr(r.out.rfind('{'));
+    const nlohmann::json j = nlohmann::json::parse(last, nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(j.is_object()) << r.out;
+    EXPECT_EQ(j.value("checkpoint_every_steps", int64_t{-1}), c.steps) << c.flags;
+    EXPECT_EQ(j.value("checkpoint_every_secs", -1.0), c.secs) << c.flags;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // SIGTERM (a scheduler's stop, or kill) in the middle of a run on a local
 // cluster: the step under way finishes, its checkpoint is saved, the run
 // says so and exits 128 + 15, and neither its tasks nor their directory
