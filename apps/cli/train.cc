@@ -17,6 +17,7 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <nlohmann/json.hpp>
@@ -55,6 +56,14 @@ void PrintProgress(const TrainProgress& p) {
 // MonitoredTrainingSession saves: a --checkpoint-dir alone would otherwise
 // save only the first and the last step, and a crash lose the whole run.
 constexpr int kDefaultCheckpointSecs = 600;
+
+// "0.1234", or "not measured" for NaN (TrainResult's figures).
+std::string Measured(double v) {
+  if (std::isnan(v)) return "not measured";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", v);
+  return buf;
+}
 
 // The first stop signal, 0 before.
 std::atomic<int> stop_signal{0};
@@ -125,9 +134,9 @@ int RunTrain(TrainFlags flags) {
                  dir.empty() ? "no --checkpoint-dir, so nothing was saved"
                              : ("saved as checkpoint " + std::to_string(r->steps) + " in " + dir).c_str());
   }
-  std::printf("%lld parameters; %lld steps; train loss %.4f; test accuracy %.4f; %.0f images/s\n",
+  std::printf("%lld parameters; %lld steps; train loss %s; test accuracy %s; %.0f images/s\n",
               static_cast<long long>(r->parameters), static_cast<long long>(r->steps),
-              r->train_loss, r->test_accuracy, r->images_per_sec);
+              Measured(r->train_loss).c_str(), Measured(r->test_accuracy).c_str(), r->images_per_sec);
   if (flags.json) {
     nlohmann::json j = {{"model", opt.model.name},
                         {"epochs", opt.data.epochs},

@@ -1,6 +1,7 @@
 // What a training run ends with (apps/train/trainer.h).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -13,8 +14,11 @@ namespace tact::apps {
 struct TrainResult {
   int64_t steps = 0;
   bool stopped = false;       // ended early by TrainOptions::stop_requested, after `steps`
-  double train_loss = 0;      // mean over the last epoch's steps
-  double test_accuracy = 0;   // after the last epoch
+  // Mean over the last epoch's steps, and the test accuracy after it; NaN
+  // when not measured (a run that resumed at its end measures the test
+  // accuracy only; a stopped run before its first epoch ended, neither).
+  double train_loss = std::nan("");
+  double test_accuracy = std::nan("");
   double images_per_sec = 0;  // training steps only, evaluation excluded
   std::string input = "feed";  // how the training set came: "feed" or "pipeline"
   // Async training without checkpoints or faults: the updates each replica

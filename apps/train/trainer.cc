@@ -1,6 +1,7 @@
 #include "apps/train/trainer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -411,6 +412,11 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   r.faults_injected = faults.injected();
   if (!async_loops) r.steps = supervised->step();
   TACT_RETURN_IF_ERROR(supervised->SaveFinal());
+  // A run that resumed at its end ran no epoch here: its model is still
+  // measured. (A stopped one is left to stop.)
+  if (std::isnan(r.test_accuracy) && !r.stopped) {
+    TACT_ASSIGN_OR_RETURN(r.test_accuracy, TestAccuracy(session, g, test));
+  }
   r.images_per_sec = train_seconds > 0 ? static_cast<double>(steps_run * opt.data.batch) / train_seconds : 0;
   TACT_ASSIGN_OR_RETURN(r.variables, ReadVariables(session, g));
   r.variables_fingerprint = VariablesFingerprint(r.variables);

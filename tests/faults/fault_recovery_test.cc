@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -301,6 +302,25 @@ TEST_F(FaultRecoveryTest, AnotherModelsCheckpointsAreRefusedAndLeftAsTheyAre) {
   auto resumed = Train(mlp);
   ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
   EXPECT_EQ(resumed->resumed_from, 20);
+}
+
+// Started again on a run that is complete, a run trains nothing, saves
+// nothing new, and reports the restored model's test accuracy (it printed
+// 0 before) and no train loss.
+TEST_F(FaultRecoveryTest, ARunResumedAtItsEndMeasuresTheModelItRestored) {
+  TrainOptions o = Options("at_end", {});
+  o.cluster = ClusterOptions();  // one process
+  o.data.max_steps = 20;
+  auto first = Train(o);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto again = Train(o);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->resumed_from, 20);
+  EXPECT_EQ(again->steps, 20);
+  EXPECT_EQ(again->test_accuracy, first->test_accuracy);
+  EXPECT_TRUE(std::isnan(again->train_loss));
+  EXPECT_EQ(again->variables_fingerprint, first->variables_fingerprint);
+  EXPECT_EQ(*ListCheckpoints(o.supervision.checkpoint.dir), (std::vector<int64_t>{0, 20}));
 }
 
 TEST_F(FaultRecoveryTest, CheckpointsByTimeKeepTheNewest) {
