@@ -5,9 +5,10 @@
 // frees the file's state but keeps its id, and at exit (or at the next call
 // that walks its ids) touches the freed state: `tact train --checkpoint-dir`
 // on a nearly full disk printed its clear error and then died of SIGSEGV,
-// every time. (HDF5 fixed this in 1.14, after Debian 12's 1.10.8.) So a
-// shard first checks the free space, then claims its blocks, and HDF5 never
-// meets ENOSPC: a full disk is a ResourceExhausted that names the file.
+// every time. (Later HDF5 releases than Debian 12's 1.10.8 fixed it.) So
+// a shard first checks the free space, then claims its blocks, and HDF5
+// never meets ENOSPC: a full disk is a ResourceExhausted that names the
+// file.
 //
 // Blocking calls: never on a CAF thread.
 #pragma once

@@ -1,9 +1,9 @@
 #include "apps/train/trainer.h"
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -352,7 +352,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       steps_run += r.steps - first;
       r.tower_updates.resize(g.towers.size());
       for (size_t k = 0; k < g.towers.size(); ++k) r.tower_updates[k] += progress.per_tower[k];
-      r.train_loss = progress.loss_sum / static_cast<double>(std::max<int64_t>(progress.updates, 1));
+      if (progress.updates > 0) r.train_loss = progress.loss_sum / static_cast<double>(progress.updates);
       if (r.stopped) break;
       if (opt.on_step) {
         opt.on_step(TrainProgress{end, total, opt.data.batch, static_cast<int>(first / per_epoch),
