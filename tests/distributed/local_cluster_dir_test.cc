@@ -6,9 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
 
 #include "tests/distributed/cluster_test_util.h"
 
@@ -53,19 +57,25 @@ TEST(LocalClusterDirTest, GoesUnderTmpdirAndTheDeadOwnersDirectoriesGoAtTheNextS
     EXPECT_TRUE(fs::exists(alive));
     EXPECT_TRUE(fs::exists(kept));
     EXPECT_TRUE(fs::exists(fs::path(cluster->dir()) / "owner"));
-    // The task leads a process group of its own.
-    const std::string pids = cluster->dir() + "/pgid";
-    // "[w]orker" matches the task, not the shell that runs this line.
-    const std::string find = "pgrep -f '[w]orker --cluster " + cluster->dir() + "/'";
-    std::system((find + " | xargs -r ps -o pid=,pgid= -p > " + pids).c_str());
-    std::ifstream in(pids);
-    int pid = 0, pgid = 0, tasks = 0;
-    while (in >> pid >> pgid) {
-      ++tasks;
-      EXPECT_EQ(pid, pgid);
-      EXPECT_NE(pgid, getpgrp());
+    // The task leads a process group of its own. Read from /proc (procps
+    // may be missing), until the task shows there.
+    int tasks = 0;
+    for (int tries = 0; tasks == 0 && tries < 500; ++tries) {
+      if (tries > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      for (const auto& e : fs::directory_iterator("/proc")) {
+        std::ifstream cmdline(e.path() / "cmdline");
+        const std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+        if (args.find(cluster->dir() + "/cluster.json") == std::string::npos) continue;
+        std::ifstream stat(e.path() / "stat");
+        std::string pid, comm, state;
+        pid_t ppid = 0, pgid = 0;
+        stat >> pid >> comm >> state >> ppid >> pgid;  // comm is "(tact)", with no space
+        ++tasks;
+        EXPECT_EQ(std::to_string(pgid), pid);
+        EXPECT_NE(pgid, getpgrp());
+      }
     }
-    EXPECT_GE(tasks, 1);
+    EXPECT_EQ(tasks, 1) << cluster->dir();
   }
   EXPECT_TRUE(fs::exists(alive));
   EXPECT_TRUE(fs::exists(kept));
