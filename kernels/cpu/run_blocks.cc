@@ -69,15 +69,20 @@ void RunBlocks(OpKernelContext* ctx, int64_t blocks, Seats seats,
   shared->seats.store(seats == Seats::kEveryThread ? threads + 1 : threads, std::memory_order_relaxed);
   // A pool thread that starts after the last block was taken touches only
   // `shared`, which it holds: never `fn`, which dies with this call.
-  // Returns how long the last block it ran took.
+  // The caller's call returns how long its last block took (the pool
+  // threads' time nothing: no one reads it).
   auto take = [shared, blocks, &fn](bool helper) {
     Clock::duration last{0};
     if (shared->seats.fetch_sub(1, std::memory_order_relaxed) <= 0) return last;
     for (int64_t i; (i = shared->next.fetch_add(1, std::memory_order_relaxed)) < blocks;) {
-      if (helper) shared->helper_cpus.fetch_or(CpuBit(), std::memory_order_relaxed);
-      const Clock::time_point start = Clock::now();
-      fn(i);
-      last = Clock::now() - start;
+      if (helper) {
+        shared->helper_cpus.fetch_or(CpuBit(), std::memory_order_relaxed);
+        fn(i);
+      } else {
+        const Clock::time_point start = Clock::now();
+        fn(i);
+        last = Clock::now() - start;
+      }
       if (shared->left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(shared->mu);
         shared->all_done.notify_one();
