@@ -198,12 +198,17 @@ bool SupervisedSession::Recoverable(const Status& why) const {
 // The session has the lost task brought back, and a Run that needs it
 // waits for it, so the restore runs once the cluster is whole again (or
 // fails with the supervisor's reason when its restart limit is passed).
+//
+// The wait counts from the first failure, not from each: a restore needs
+// only the tasks that hold variables, so it succeeds while a lost worker
+// is still away, and a step that waited for that worker in vain would
+// otherwise be followed by another restore and another wait, forever.
 StatusOr<SupervisedStepResult> SupervisedSession::Recover(const Status& why, int64_t failed_at) {
   if (!Recoverable(why) || !checkpointing()) return why;
   const bool first = !failed_since_;
   if (first) failed_since_ = Clock::now();
   const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait_secs_));
+      *failed_since_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait_secs_));
   Status last = why;
   while (Clock::now() < deadline) {
     StatusOr<int64_t> restored = Restore();
@@ -222,8 +227,8 @@ StatusOr<SupervisedStepResult> SupervisedSession::Recover(const Status& why, int
     // restore waits for it.
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  char within[64];
-  std::snprintf(within, sizeof within, "no recovery within %.0f s: ", wait_secs_);
+  char within[96];
+  std::snprintf(within, sizeof within, "no step completed within %.0f s of the first failure: ", wait_secs_);
   return last.WithPrefix(within);
 }
 

@@ -94,7 +94,9 @@ class SupervisedSession {
   // for the cluster to be whole again (the supervisor's task_wait_ms, at
   // least 10 s), restores the newest good checkpoint, and returns with
   // `recovery` set. Any other failure is returned as it is, and so is one
-  // whose restore does not succeed in time.
+  // after which no step completes in time (counted from the failure: a
+  // worker that never comes back ends the run rather than restores that
+  // each wait for it again).
   StatusOr<SupervisedStepResult> RunStep(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                          const std::vector<std::string>& fetches,
                                          const std::vector<std::string>& targets);

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -402,6 +403,44 @@ TEST_F(FaultRecoveryTest, AnExternalClustersTaskIsWaitedForUntilItIsBack) {
   EXPECT_GE(r->recoveries, 1);
   EXPECT_GE(r->recovery_ms_max, 1500);
   EXPECT_LT(r->recovery_ms_max, 10000);
+}
+
+// The same cluster, but the killed worker never comes back. The restore
+// needs only the ps, so it succeeds without the worker; the run must still
+// end, with an error naming the worker, once no step has completed for the
+// session's wait (10 s, its floor) since the failure, rather than restore,
+// wait in vain and restore again forever.
+TEST_F(FaultRecoveryTest, AnExternalClustersTaskThatNeverComesBackEndsTheRunNamingIt) {
+  LocalClusterOptions c;
+  c.binary = TACT_BINARY;
+  c.jobs = {{"ps", 1}, {"worker", 2}};
+  auto cluster = LocalCluster::Start(c);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  const std::string secret_file = dir_ + "/secret";
+  std::ofstream(secret_file) << (*cluster)->secret() << "\n";
+  TrainOptions o = Options("external_gone", {});
+  o.model.optimizer = "adam";  // the default a user gets
+  o.cluster.cluster_file = (*cluster)->dir() + "/cluster.json";
+  o.cluster.secret_file = secret_file;
+  o.supervision.task_wait_secs = 1;
+  const std::string victim = TaskName("worker", 1);
+  std::optional<std::chrono::steady_clock::time_point> killed;
+  o.on_step = [&](const TrainProgress& p) {
+    if (p.step != 50 || killed) return;
+    ASSERT_TRUE((*cluster)->Signal(victim, SIGKILL).ok());
+    killed = std::chrono::steady_clock::now();
+  };
+  auto r = Train(o);
+  ASSERT_TRUE(killed.has_value());
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - *killed).count();
+  ASSERT_FALSE(r.ok()) << "the run trained on without worker 1";
+  EXPECT_EQ(r.status().code(), Code::kUnavailable) << r.status().ToString();
+  EXPECT_NE(r.status().message().find(victim), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("no step completed within 10 s"), std::string::npos)
+      << r.status().ToString();
+  // The 10 s wait, one last 1 s park and a restore; not a loop.
+  EXPECT_GE(secs, 10) << r.status().ToString();
+  EXPECT_LT(secs, 30) << r.status().ToString();
 }
 
 }  // namespace
