@@ -36,13 +36,16 @@ StatusOr<std::unique_ptr<SupervisedSession>> SupervisedSession::Create(const Ses
   }
   if (c.keep < 1) return errors::InvalidArgument("checkpoint keep must be >= 1, got ", c.keep);
   CheckpointNodes nodes;
+  CheckpointDirLock lock;
   if (!c.dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(c.dir, ec);
     if (ec) return errors::InvalidArgument("checkpoint directory '", c.dir, "': ", ec.message());
+    TACT_ASSIGN_OR_RETURN(lock, CheckpointDirLock::Acquire(c.dir));
     TACT_ASSIGN_OR_RETURN(nodes, AddCheckpointNodes(&graph, c.dir, c.keep));
   }
   std::unique_ptr<SupervisedSession> s(new SupervisedSession(options.supervision, init_op));
+  s->dir_lock_ = std::move(lock);
   SessionOptions with_count = options;
   with_count.supervision.on_task_back = [count = s->tasks_back_, then = options.supervision.on_task_back](
                                             const std::string& task) {

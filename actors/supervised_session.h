@@ -37,6 +37,7 @@
 
 #include "actors/session.h"
 #include "checkpoint/checkpoint_graph.h"
+#include "checkpoint/dir_lock.h"
 
 namespace tact {
 
@@ -79,6 +80,8 @@ class SupervisedSession {
   // the run ends as it would have without the fault. A directory holding
   // checkpoints of another graph (another model, or another optimizer's
   // slots) is an InvalidArgument naming a difference, and stays untouched.
+  // A directory another session (here or in another process) checkpoints
+  // into is a FailedPrecondition naming it (checkpoint/dir_lock.h).
   static StatusOr<std::unique_ptr<SupervisedSession>> Create(const SessionOptions& options,
                                                              GraphDef graph, const std::string& init_op);
   ~SupervisedSession();
@@ -139,6 +142,9 @@ class SupervisedSession {
   // it, since the session's actors may outlive this object by a moment.
   std::shared_ptr<std::atomic<int64_t>> tasks_back_ = std::make_shared<std::atomic<int64_t>>(0);
   int64_t tasks_back_at_restore_ = 0;
+  // Held while the session lives, and released after it closes (members
+  // end in reverse order): no other run saves into the directory meanwhile.
+  CheckpointDirLock dir_lock_;
   std::unique_ptr<Session> session_;
   CheckpointOptions checkpoint_;
   // The checkpoint the run started from, read back after it was saved or

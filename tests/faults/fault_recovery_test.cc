@@ -305,6 +305,41 @@ TEST_F(FaultRecoveryTest, AnotherModelsCheckpointsAreRefusedAndLeftAsTheyAre) {
   EXPECT_EQ(resumed->resumed_from, 20);
 }
 
+// Two runs saving into one directory would write each other's steps: a
+// run started on a directory that a running one checkpoints into is
+// refused before it touches anything, and the first ends as it would have
+// alone; once it has ended, the directory is free to resume from.
+TEST_F(FaultRecoveryTest, ASecondRunOnADirectoryInUseIsRefusedAndTheFirstIsUndisturbed) {
+  TrainOptions o = Options("in_use", {});
+  o.cluster = ClusterOptions();  // one process
+  o.model.optimizer = "adam";
+  o.data.max_steps = 40;
+  TrainOptions alone = o;
+  alone.supervision.checkpoint.dir = dir_ + "/alone";
+  auto clean = Train(alone);
+  ASSERT_TRUE(clean.ok()) << clean.status().ToString();
+
+  std::optional<StatusOr<TrainResult>> second;
+  o.on_step = [&](const TrainProgress& p) {
+    if (p.step == 25 && !second) second = Train(o);
+  };
+  auto first = Train(o);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->variables_fingerprint, clean->variables_fingerprint);
+  ASSERT_TRUE(second.has_value());
+  ASSERT_FALSE(second->ok()) << "a second run trained into the same directory";
+  EXPECT_EQ(second->status().code(), Code::kFailedPrecondition) << second->status().ToString();
+  EXPECT_NE(second->status().message().find("is in use by another run"), std::string::npos)
+      << second->status().ToString();
+
+  TrainOptions longer = o;
+  longer.on_step = nullptr;
+  longer.data.max_steps = 50;
+  auto resumed = Train(longer);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
+  EXPECT_EQ(resumed->resumed_from, 40);
+}
+
 // Started again on a run that is complete, a run trains nothing, saves
 // nothing new, and reports the restored model's test accuracy (it printed
 // 0 before) and no train loss.
