@@ -13,6 +13,8 @@
 #include <sstream>
 #include <utility>
 
+#include "graph/logging.h"
+
 namespace tact {
 namespace {
 
@@ -44,7 +46,12 @@ StatusOr<CheckpointDirLock> CheckpointDirLock::Acquire(const std::string& dir) {
   CheckpointDirLock lock(fd);
   if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return lock;
   if (errno != EWOULDBLOCK) {
-    return errors::Internal("cannot lock checkpoint directory '", dir, "': ", std::strerror(errno));
+    // A file system that cannot lock a directory (NFS may map flock onto
+    // byte-range locks, which a read-only descriptor cannot take) must not
+    // stop a run that the lock only guards.
+    LogWarning("tact: cannot lock checkpoint directory '", dir, "' (", std::strerror(errno),
+               "); going on without: no other run may save into it meanwhile");
+    return CheckpointDirLock();
   }
   struct stat st;
   const long holder = ::fstat(fd, &st) == 0 ? HolderOf(st) : -1;

@@ -26,7 +26,9 @@ class CheckpointDirLock {
  public:
   // Locks the existing directory `dir`, or FailedPrecondition naming it
   // (and the process holding it, where /proc/locks tells) when another
-  // CheckpointDirLock, in this process or another, holds it.
+  // CheckpointDirLock, in this process or another, holds it. On a file
+  // system that cannot lock a directory it warns and returns a lock that
+  // is not held().
   static StatusOr<CheckpointDirLock> Acquire(const std::string& dir);
 
   CheckpointDirLock() = default;
