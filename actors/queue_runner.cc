@@ -9,10 +9,12 @@ bool EndOfInput(const Status& s) { return s.code() == Code::kOutOfRange || s.cod
 
 }  // namespace
 
-QueueRunner::QueueRunner(Session* session, std::vector<std::string> enqueue_targets, std::string close_target)
+QueueRunner::QueueRunner(Session* session, std::vector<std::string> enqueue_targets, std::string close_target,
+                         std::string refill_target)
     : session_(session),
       enqueue_targets_(std::move(enqueue_targets)),
-      close_target_(std::move(close_target)) {}
+      close_target_(std::move(close_target)),
+      refill_target_(std::move(refill_target)) {}
 
 QueueRunner::~QueueRunner() { (void)Stop(); }
 
@@ -25,10 +27,16 @@ void QueueRunner::Start(int threads_per_target) {
 
 void QueueRunner::Loop(const std::string& target) {
   while (!stopping_.load()) {
+    const int64_t refills = refills_.load();
     Status s = session_->Run({}, {}, {target}).status();
     if (s.ok()) {
       enqueued_.fetch_add(1);
       continue;
+    }
+    if (s.code() == Code::kUnavailable && !refill_target_.empty() && !stopping_.load()) {
+      Status refilled = Refill(refills);
+      if (refilled.ok()) continue;
+      s = refilled.WithPrefix("after '" + target + "' failed with " + s.ToString() + ", refill: ");
     }
     const bool last = running_.fetch_sub(1) == 1;
     if (!EndOfInput(s) && !stopping_.load()) {
@@ -41,10 +49,22 @@ void QueueRunner::Loop(const std::string& target) {
   running_.fetch_sub(1);
 }
 
+Status QueueRunner::Refill(int64_t seen) {
+  std::lock_guard<std::mutex> lock(refill_mu_);
+  if (refills_.load() != seen) return Status::OK();  // another thread refilled since
+  Status s = session_->Run({}, {}, {refill_target_}).status();
+  if (!s.ok() && s.code() != Code::kCancelled) return s;  // Cancelled: the old queues lived on
+  refills_.fetch_add(1);
+  return Status::OK();
+}
+
 void QueueRunner::Fail(const Status& s) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (error_.ok()) error_ = s;
+    // A queue on a lost task went with it; closing it would wait for the
+    // task, then close the fresh queue of the one that comes back.
+    if (s.code() == Code::kUnavailable) closed_ = true;
   }
   stopping_.store(true);
   Close();  // no dequeue waits for an input that will not come

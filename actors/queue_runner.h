@@ -15,6 +15,17 @@
 // consumers drain what is left (a RandomShuffleQueue its last
 // min_after_dequeue elements too), then see OutOfRange.
 //
+// A lost task (an enqueue fails with Unavailable) is not the end of the
+// input when the runner has a `refill_target`: the queues and readers on
+// that task went with it, and the task that comes back holds fresh, empty
+// ones. The thread runs the refill target (the Run waits for the task, as
+// long as the session waits for lost tasks) and goes on enqueueing. A
+// refill that finds its queue closed (Cancelled) met the old process, which
+// lived on with its queues (only its connection broke): it goes on too.
+// Without a refill target, or when the task is not back in time, the
+// runner fails, but never closes the queue: its Run would wait for the
+// task and then close the fresh queue of the one that comes back.
+//
 // Thread-safe. The session must outlive the runner.
 #pragma once
 
@@ -32,7 +43,11 @@ class QueueRunner {
  public:
   // `close_target` runs once when the runner stops or fails: a QueueClose,
   // usually with cancel_pending_enqueues, so that blocked enqueues end.
-  QueueRunner(Session* session, std::vector<std::string> enqueue_targets, std::string close_target);
+  // `refill_target` (optional) fills the queues the enqueues read from
+  // (filenames, say): the caller runs it once before Start, and the runner
+  // again after a lost task (above).
+  QueueRunner(Session* session, std::vector<std::string> enqueue_targets, std::string close_target,
+              std::string refill_target = "");
   ~QueueRunner();  // Stop()
   QueueRunner(const QueueRunner&) = delete;
   QueueRunner& operator=(const QueueRunner&) = delete;
@@ -46,18 +61,26 @@ class QueueRunner {
   Status Join();
   // Enqueue Runs that succeeded so far.
   int64_t enqueued() const { return enqueued_.load(); }
+  // Refills after a lost task so far.
+  int64_t refills() const { return refills_.load(); }
 
  private:
   void Loop(const std::string& target);
+  // After an enqueue that started at refill count `seen` failed with
+  // Unavailable: refills once for all threads; OK to go on enqueueing.
+  Status Refill(int64_t seen);
   void Fail(const Status& s);
   void Close();
 
   Session* const session_;
   const std::vector<std::string> enqueue_targets_;
   const std::string close_target_;
+  const std::string refill_target_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stopping_{false};
   std::atomic<int64_t> enqueued_{0};
+  std::atomic<int64_t> refills_{0};
+  std::mutex refill_mu_;  // one thread refills
   std::atomic<int> running_{0};  // threads not yet ended
   std::mutex mu_;
   Status error_;        // the first error

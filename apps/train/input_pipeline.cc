@@ -88,7 +88,9 @@ StatusOr<std::vector<std::unique_ptr<QueueRunner>>> StartInputPipeline(Session& 
   std::vector<std::unique_ptr<QueueRunner>> runners;
   for (const InputPipeline::Tower& t : p.towers) {
     TACT_RETURN_IF_ERROR(session.Run({}, {}, {t.fill}).status());
-    runners.push_back(std::make_unique<QueueRunner>(&session, std::vector<std::string>{t.enqueue}, t.close));
+    // Refilled after a lost worker: the one that comes back reads afresh.
+    runners.push_back(
+        std::make_unique<QueueRunner>(&session, std::vector<std::string>{t.enqueue}, t.close, t.fill));
     runners.back()->Start(1);  // one thread: images and labels stay paired
   }
   return runners;

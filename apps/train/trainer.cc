@@ -300,11 +300,10 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
   InputPipeline pipeline;
   if (opt.data.input_pipeline) {
-    // A restore rewinds the variables but not the readers and queues.
-    if (!sv.faults.empty() || sv.chaos_faults > 0) {
-      return errors::InvalidArgument("--input-pipeline does not go with injected faults yet: a recovery "
-                                     "would not rewind the input");
-    }
+    // Faults are welcome: a worker that comes back reads its input afresh
+    // (actors/queue_runner.h). A restore rewinds the variables but not the
+    // readers and queues, so such a run ends with other variables than
+    // the run without the fault, as TensorFlow's queue pipelines do.
     if (opt.data.train_limit > 0) {
       return errors::InvalidArgument("--input-pipeline reads the whole training set; drop --train-limit");
     }
