@@ -38,7 +38,7 @@ Status ReadExactly(gzFile f, const std::string& path, const char* what, void* ou
                                      ": ", msg ? msg : "unknown error");
     }
     if (got == 0) {
-      return errors::InvalidArgument("IDX file '", path, "' is truncated: ", what, " needs ", n,
+      return errors::InvalidArgument("IDX file '", path, "' is truncated: reading ", what, " needs ", n,
                                      " bytes, only ", done, " present");
     }
     done += static_cast<size_t>(got);
