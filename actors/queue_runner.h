@@ -61,8 +61,6 @@ class QueueRunner {
   Status Join();
   // Enqueue Runs that succeeded so far.
   int64_t enqueued() const { return enqueued_.load(); }
-  // Refills after a lost task so far.
-  int64_t refills() const { return refills_.load(); }
 
  private:
   void Loop(const std::string& target);

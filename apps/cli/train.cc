@@ -206,6 +206,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
                   "train on this existing cluster (TF_CONFIG-style JSON)");
   cmd->add_option("--secret-file", o.cluster.secret_file,
                   "the existing cluster's secret (default: $TACT_CLUSTER_SECRET)");
+  cmd->add_option("--connect-wait", o.cluster.connect_wait_secs,
+                  "seconds to wait at the start for the existing cluster's tasks to answer (default 60)");
   cmd->add_option("--checkpoint-dir", o.supervision.checkpoint.dir,
                   "save checkpoints here; a run resumes from the newest good one");
   CLI::Option* every_steps = cmd->add_option("--checkpoint-every-steps", o.supervision.checkpoint.every_steps,

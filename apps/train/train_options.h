@@ -71,6 +71,10 @@ struct ClusterOptions {
   // cluster of `worker_binary` processes (the tact executable).
   std::string cluster_file;
   std::string secret_file;  // the existing cluster's secret (default: $TACT_CLUSTER_SECRET)
+  // How long the run waits for an existing cluster's tasks to answer at
+  // the start: they may still be starting (machines booting, containers
+  // pulled), in whatever order whoever runs the cluster starts them.
+  double connect_wait_secs = 60;
   std::string worker_binary;
   // On a cluster, a step still running after this long is aborted and
   // counts as failed (so recovered from), rather than hanging the run.

@@ -157,8 +157,11 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
       so.cluster = p.local_cluster->spec();
       so.cluster_secret = p.local_cluster->secret();
       so.supervision.restart_task = p.local_cluster->Restarter();
-    } else if (!opt.cluster.secret_file.empty()) {
-      TACT_ASSIGN_OR_RETURN(so.cluster_secret, ReadClusterSecret(opt.cluster.secret_file));
+    } else {
+      if (!opt.cluster.secret_file.empty()) {
+        TACT_ASSIGN_OR_RETURN(so.cluster_secret, ReadClusterSecret(opt.cluster.secret_file));
+      }
+      so.connect_timeout_ms = static_cast<int64_t>(opt.cluster.connect_wait_secs * 1000);
     }
   }
   return p;
@@ -279,6 +282,9 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     return errors::InvalidArgument("ps tasks (", opt.cluster.ps, ") need worker tasks: give --workers too");
   }
   const TrainSupervision& sv = opt.supervision;
+  if (!(opt.cluster.connect_wait_secs >= 0)) {
+    return errors::InvalidArgument("--connect-wait must be >= 0 seconds, got ", opt.cluster.connect_wait_secs);
+  }
   if (sv.max_restarts < 0 || !(sv.restart_window_secs > 0) || !(sv.task_wait_secs >= 0)) {
     return errors::InvalidArgument("--max-restarts must be >= 0 (got ", sv.max_restarts,
                                    "), --restart-window > 0 (got ", sv.restart_window_secs,
@@ -300,7 +306,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
   InputPipeline pipeline;
   if (opt.data.input_pipeline) {
-    // Faults are welcome: a worker that comes back reads its input afresh
+    // Faults are allowed: a worker that comes back reads its input afresh
     // (actors/queue_runner.h). A restore rewinds the variables but not the
     // readers and queues, so such a run ends with other variables than
     // the run without the fault, as TensorFlow's queue pipelines do.

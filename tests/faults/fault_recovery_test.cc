@@ -478,5 +478,47 @@ TEST_F(FaultRecoveryTest, AnExternalClustersTaskThatNeverComesBackEndsTheRunNami
   EXPECT_LT(secs, 30) << r.status().ToString();
 }
 
+// Whoever runs a cluster starts its processes in any order: a run started
+// before its tasks waits for them (--connect-wait, 60 s by default), and
+// one whose tasks do not come within the wait says which it could not
+// reach.
+TEST_F(FaultRecoveryTest, ARunStartedBeforeAnExternalClustersTasksWaitsForThem) {
+  LocalClusterOptions c;
+  c.binary = TACT_BINARY;
+  c.jobs = {{"ps", 1}, {"worker", 2}};
+  auto cluster = LocalCluster::Start(c);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  const std::vector<std::string> tasks = {TaskName("ps", 0), TaskName("worker", 0), TaskName("worker", 1)};
+  for (const std::string& t : tasks) ASSERT_TRUE((*cluster)->Signal(t, SIGKILL).ok());
+  const std::string secret_file = dir_ + "/secret";
+  std::ofstream(secret_file) << (*cluster)->secret() << "\n";
+  TrainOptions o = Options("late_tasks", {});
+  o.model.optimizer = "adam";
+  o.data.max_steps = 20;
+  o.cluster.cluster_file = (*cluster)->dir() + "/cluster.json";
+  o.cluster.secret_file = secret_file;
+
+  o.cluster.connect_wait_secs = 1;
+  auto start = std::chrono::steady_clock::now();
+  auto refused = Train(o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kUnavailable) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("cannot reach task /job:ps/replica:0/task:0"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
+
+  o.cluster.connect_wait_secs = 60;  // the default
+  std::thread starter([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    for (const std::string& t : tasks) EXPECT_TRUE((*cluster)->Restart(t).ok());
+  });
+  start = std::chrono::steady_clock::now();
+  auto r = Train(o);
+  starter.join();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->steps, 20);
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 3);
+}
+
 }  // namespace
 }  // namespace tact::apps
