@@ -85,8 +85,18 @@ Status SupervisedSession::Start() {
     // A fresh checkpoint 0, read back (which also checks what was just
     // written): the values to come back to should every checkpoint be
     // damaged later. A resumed one Restore kept as it read it.
-    TACT_ASSIGN_OR_RETURN(Checkpoint start, ReadCheckpoint(checkpoint_.dir, step_, nodes_.expected));
-    start_ = std::move(start);
+    StatusOr<Checkpoint> start = ReadCheckpoint(checkpoint_.dir, step_, nodes_.expected);
+    if (!start.ok() && start.status().code() == Code::kNotFound) {
+      // The save ran where the variables are; this process reads what it
+      // wrote. On machines of their own, each sees its own directory.
+      return errors::FailedPrecondition(
+          "checkpoint ", step_, " was saved by the tasks that hold the variables, but this process "
+          "does not find it in '", checkpoint_.dir, "' (", start.status().message(), "): the checkpoint "
+          "directory must be one file system that this process and every task holding variables share "
+          "(NFS or a cluster file system, as TensorFlow's must be)");
+    }
+    TACT_RETURN_IF_ERROR(start.status());
+    start_ = std::move(*start);
   }
   return Status::OK();
 }

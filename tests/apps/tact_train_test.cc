@@ -7,9 +7,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "apps/cluster/local_cluster.h"
 #include "apps/train/trainer.h"
 #include "tests/apps/run_command.h"
 
@@ -100,6 +102,51 @@ TEST(TactTrainTest, ACheckpointDirectoryOnAFullDiskExitsOneSayingSo) {
     EXPECT_EQ(r.out.substr(r.out.find("exit=")), "exit=1\n") << cluster << ": files left behind: " << r.out;
   }
   std::filesystem::remove_all(dir);
+}
+
+// A checkpoint directory that the client and the ps see as two different
+// directories (their machines' own disks): the ps saves checkpoint 0 where
+// it sees it, the client cannot read it back. Exit 1 saying that the
+// directory must be shared, not a bare "no checkpoint of step 0". The ps
+// runs in a mount namespace of its own with a tmpfs over the directory.
+TEST(TactTrainTest, ACheckpointDirectoryTheClientAndThePsDoNotShareExitsOneSayingSo) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  if (test::RunCommand("unshare --user --map-root-user --mount true 2>&1").status != 0) {
+    GTEST_SKIP() << "no user and mount namespaces here";
+  }
+  const std::string dir = ::testing::TempDir() + "/tact_unshared_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir + "/ck");
+  std::string ports[3];
+  for (std::string& p : ports) {
+    StatusOr<uint16_t> port = FreeLoopbackPort();
+    ASSERT_TRUE(port.ok()) << port.status().ToString();
+    p = std::to_string(*port);
+  }
+  const std::string cluster = dir + "/cluster.json";
+  std::ofstream(cluster) << R"({"cluster": {"ps": ["127.0.0.1:)" << ports[0] << R"("], "worker": ["127.0.0.1:)"
+                         << ports[1] << R"(", "127.0.0.1:)" << ports[2] << "\"]}}\n";
+  const std::string tact = TACT_BINARY;
+  const std::string worker = tact + " worker --cluster " + cluster + " --job ";
+  const std::string script =
+      "export TACT_CLUSTER_SECRET=0123456789abcdef0123456789abcdef; "
+      "unshare --user --map-root-user --mount sh -c 'mount -t tmpfs tact_own " + dir + "/ck && exec " +
+      worker + "ps --task 0' > " + dir + "/ps.log 2>&1 & ps=$!; " +
+      worker + "worker --task 0 > /dev/null 2>&1 & w0=$!; " +
+      worker + "worker --task 1 > /dev/null 2>&1 & w1=$!; " +
+      tact + " train --model mlp --cluster " + cluster + " --connect-wait 20 --max-steps 5 --train-limit 1000 "
+      "--test-limit 100 --checkpoint-dir " + dir + "/ck 2>&1; echo exit=$?; kill $ps $w0 $w1; wait";
+  Result r = test::RunCommand(script);
+  std::filesystem::remove_all(dir);
+  EXPECT_NE(r.out.find("exit=1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FailedPrecondition: checkpoint 0 was saved by the tasks that hold the variables, "
+                       "but this process does not find it in '" + dir + "/ck'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("must be one file system that this process and every task holding variables share"),
+            std::string::npos)
+      << r.out;
 }
 
 // --checkpoint-dir alone saves every 600 s, as TensorFlow's
