@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "actors/cluster_spec.h"
 #include "actors/socket_io.h"
 #include "actors/wire_auth.h"
 #include "actors/wire_caf.h"
@@ -89,21 +90,9 @@ Status ClientHandshake(int fd, const std::string& key, const std::string& where)
 }
 
 StatusOr<int> Dial(const std::string& host, uint16_t port, const std::string& where) {
-  addrinfo hints{}, *found = nullptr;
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || found == nullptr) {
-    return errors::Unavailable("cannot resolve ", where);
-  }
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd >= 0) SetTimeouts(fd, kHandshakeMs);  // on Linux the send timeout bounds connect() too
-  const int rc = fd < 0 ? -1 : connect(fd, found->ai_addr, found->ai_addrlen);
-  const int err = errno;
-  freeaddrinfo(found);
-  if (rc != 0) {
-    if (fd >= 0) close(fd);
-    return errors::Unavailable("cannot connect to ", where, ": ", std::strerror(err));
-  }
+  StatusOr<int> fd = ConnectTcp(host, port, kHandshakeMs);
+  if (!fd.ok()) return fd.status().WithPrefix("cannot connect to " + where + ": ");
+  SetTimeouts(*fd, kHandshakeMs);
   return fd;
 }
 
@@ -118,7 +107,7 @@ caf::behavior GateClient(caf::event_based_actor* self, std::string key) {
   return {
       [self, key](caf::connect_atom, const std::string& host, uint16_t port) {
         caf::response_promise rp = self->make_response_promise();
-        const std::string where = host + ":" + std::to_string(port);
+        const std::string where = TaskAddress{host, port}.ToString();
         StatusOr<int> fd = Dial(host, port, where);
         Status s = fd.status();
         if (s.ok()) {
@@ -213,36 +202,18 @@ StatusOr<std::unique_ptr<GateListener>> GateListener::Start(caf::actor_system& s
                                                             const std::string& host, uint16_t port,
                                                             const std::string& key,
                                                             const std::string& who) {
-  auto fail = [&](const std::string& why) {
-    return errors::Unavailable("cannot listen on ", host, ":", port, ": ", why);
-  };
-  addrinfo hints{}, *found = nullptr;
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
-    return fail("cannot resolve the host");
+  uint16_t bound = 0;
+  StatusOr<int> listener = ListenTcp(host, port, true, &bound);
+  if (!listener.ok()) {
+    return listener.status().WithPrefix("cannot listen on " + TaskAddress{host, port}.ToString() + ": ");
   }
-  sockaddr_in addr = *reinterpret_cast<sockaddr_in*>(found->ai_addr);
-  freeaddrinfo(found);
-  addr.sin_port = htons(port);
   auto state = std::make_shared<State>();
   state->system = &system;
   state->actor = caf::actor_cast<caf::strong_actor_ptr>(actor);
   state->key = key;
   state->who = who;
-  state->listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  int one = 1;
-  socklen_t len = sizeof(addr);
-  if (state->listener < 0 ||
-      setsockopt(state->listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-      bind(state->listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      listen(state->listener, 64) != 0 ||
-      getsockname(state->listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    const std::string why = std::strerror(errno);
-    if (state->listener >= 0) close(state->listener);
-    return fail(why);
-  }
-  state->port = ntohs(addr.sin_port);
+  state->listener = *listener;
+  state->port = bound;
   state->acceptor = std::thread([s = state.get(), state] { s->AcceptLoop(state); });
   std::unique_ptr<GateListener> gate(new GateListener());
   gate->port_ = state->port;

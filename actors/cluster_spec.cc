@@ -8,7 +8,10 @@
 
 namespace tact {
 
-std::string TaskAddress::ToString() const { return host + ":" + std::to_string(port); }
+std::string TaskAddress::ToString() const {
+  const bool ipv6 = host.find(':') != std::string::npos;
+  return (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
 
 StatusOr<TaskAddress> ParseTaskAddress(std::string_view text, const std::string& what) {
   const size_t colon = text.rfind(':');
@@ -17,6 +20,13 @@ StatusOr<TaskAddress> ParseTaskAddress(std::string_view text, const std::string&
   }
   TaskAddress a;
   a.host = std::string(text.substr(0, colon));
+  // An IPv6 address in brackets, as in a URL and TensorFlow's cluster
+  // specs ("[::1]:2222"); the sockets take it without them.
+  if (a.host.size() > 2 && a.host.front() == '[' && a.host.back() == ']') {
+    a.host = a.host.substr(1, a.host.size() - 2);
+  } else if (a.host.find_first_of(":[]") != std::string::npos) {
+    return errors::InvalidArgument(what, ": '", text, "': an IPv6 address goes in brackets, as in '[::1]:2222'");
+  }
   const std::string port(text.substr(colon + 1));
   char* end = nullptr;
   const long p = std::strtol(port.c_str(), &end, 10);

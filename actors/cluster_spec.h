@@ -26,7 +26,8 @@ struct TaskAddress {
   std::string ToString() const;
 };
 
-// "host:port" with a port in 1..65535; the error names `what`.
+// "host:port" with a port in 1..65535, an IPv6 host in brackets
+// ("[::1]:2222", kept without them); the error names `what`.
 StatusOr<TaskAddress> ParseTaskAddress(std::string_view text, const std::string& what);
 
 // "/job:J/replica:0/task:T".

@@ -15,6 +15,7 @@
 #include "actors/master_links.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
+#include "actors/socket_io.h"
 #include "actors/supervisor.h"
 #include "actors/wire_auth.h"
 #include "devices/device_factory.h"
@@ -202,13 +203,19 @@ class ActorSession final : public Session {
 
   // Where the tasks' StepDones arrive: loopback for a cluster on this
   // machine, else every interface (a link proves the cluster's secret
-  // before a byte of it is read).
+  // before a byte of it is read). A task reaches it at the address it sees
+  // the master's connection come from, so a cluster with an IPv6 address
+  // needs an IPv6 listener: "::" takes IPv4 peers too (as mapped
+  // addresses), unless the machine's IPV6_V6ONLY default says otherwise.
   static std::string ListenHost(const ClusterSpec& cluster) {
+    bool ipv6 = false, loopback = true;
     for (const std::string& task : cluster.Tasks()) {
       const std::string host = cluster.Address(task)->host;
-      if (host != "localhost" && host.rfind("127.", 0) != 0) return "0.0.0.0";
+      ipv6 = ipv6 || !HasIPv4Address(host);  // reached over IPv6 (actors/socket_io.h)
+      loopback = loopback && (host == "localhost" || host.rfind("127.", 0) == 0);
     }
-    return "127.0.0.1";
+    if (ipv6) return "::";  // "::1" would refuse a task at "localhost", which connects over IPv4
+    return loopback ? "127.0.0.1" : "0.0.0.0";
   }
 
   // The supervisor is the root of the session's actors: the master reports

@@ -96,18 +96,6 @@ void SetTimeout(int fd, int ms) {
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
 
-// The numeric address of a connected socket's far end ("" if unknown).
-std::string PeerAddress(int fd) {
-  sockaddr_in addr{};
-  socklen_t len = sizeof addr;
-  char text[INET_ADDRSTRLEN] = "";
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
-      inet_ntop(AF_INET, &addr.sin_addr, text, sizeof text) == nullptr) {
-    return "";
-  }
-  return text;
-}
-
 std::string Nonce() { return NewClusterSecret().substr(0, kNonceBytes); }
 
 bool WriteString(int fd, const std::string& s) {
@@ -375,24 +363,11 @@ StatusOr<std::unique_ptr<TensorLinks>> TensorLinks::Start(const std::string& tas
   l->deliver_ = std::move(deliver);
   l->closed_ = std::move(closed);
   l->lend_tensors_ = LendingAllowed();
-  addrinfo hints{}, *found = nullptr;
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
-    return errors::Unavailable("task ", task, ": cannot resolve '", host, "' for its tensor links");
+  StatusOr<int> listener = ListenTcp(host, 0, false, &l->port_);
+  if (!listener.ok()) {
+    return listener.status().WithPrefix("task " + task + " cannot listen for tensor links on " + host + ": ");
   }
-  sockaddr_in addr = *reinterpret_cast<sockaddr_in*>(found->ai_addr);
-  freeaddrinfo(found);
-  addr.sin_port = 0;
-  l->listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  socklen_t len = sizeof(addr);
-  if (l->listener_ < 0 || bind(l->listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      listen(l->listener_, 64) != 0 ||
-      getsockname(l->listener_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    return errors::Unavailable("task ", task, " cannot listen for tensor links on ", host, ": ",
-                               std::strerror(errno));
-  }
-  l->port_ = ntohs(addr.sin_port);
+  l->listener_ = *listener;
   l->acceptor_ = std::thread([p = l.get()] { p->AcceptLoop(); });
   return l;
 }
@@ -570,20 +545,9 @@ StatusOr<std::shared_ptr<TensorLinks::Outgoing>> TensorLinks::LinkTo(const std::
     return errors::Unavailable("task ", task_, " cannot open its tensor link to task ", peer, " at ",
                                host, ":", port, ": ", what);
   };
-  addrinfo hints{}, *found = nullptr;
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || found == nullptr) {
-    return fail("cannot resolve the host");
-  }
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  const int rc = fd < 0 ? -1 : connect(fd, found->ai_addr, found->ai_addrlen);
-  freeaddrinfo(found);
-  if (rc != 0) {
-    const std::string why = std::strerror(errno);
-    if (fd >= 0) close(fd);
-    return fail(why);
-  }
+  StatusOr<int> connected = ConnectTcp(host, port, 0);
+  if (!connected.ok()) return fail(connected.status().message());
+  const int fd = *connected;
   NoDelay(fd);
   SetTimeout(fd, kHandshakeTimeoutMs);
   auto link = std::make_shared<Outgoing>();

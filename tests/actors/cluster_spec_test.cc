@@ -32,6 +32,29 @@ TEST(ClusterSpecTest, ParsesJobsTasksAndThisTask) {
   EXPECT_EQ(again->task_index, 1);
 }
 
+// IPv6 addresses in brackets, as TensorFlow's cluster specs write them:
+// the host is kept without them (what the sockets take), and they come
+// back wherever the address is written out.
+TEST(ClusterSpecTest, IPv6AddressesGoInBrackets) {
+  auto spec = ClusterSpec::Parse(R"({"cluster": {"ps": ["[::1]:2222"], "worker": ["[fd00::2]:2223"]}})", "test");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  auto a = spec->Address("/job:worker/replica:0/task:0");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->host, "fd00::2");
+  EXPECT_EQ(a->port, 2223);
+  EXPECT_EQ(a->ToString(), "[fd00::2]:2223");
+  auto again = ClusterSpec::Parse(spec->ToJson(), "round trip");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->Address("/job:ps/replica:0/task:0")->host, "::1");
+  for (const char* bad : {R"({"cluster": {"ps": ["::1:2222"]}})", R"({"cluster": {"ps": ["[::1:2222"]}})"}) {
+    auto refused = ClusterSpec::Parse(bad, "f.json");
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find("an IPv6 address goes in brackets, as in '[::1]:2222'"),
+              std::string::npos)
+        << refused.status().ToString();
+  }
+}
+
 TEST(ClusterSpecTest, ErrorsNameTheOriginAndTheField) {
   struct Case {
     const char* json;

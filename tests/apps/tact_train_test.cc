@@ -10,7 +10,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "actors/socket_io.h"
 #include "apps/cluster/local_cluster.h"
 #include "apps/train/trainer.h"
 #include "tests/apps/run_command.h"
@@ -147,6 +149,59 @@ TEST(TactTrainTest, ACheckpointDirectoryTheClientAndThePsDoNotShareExitsOneSayin
   EXPECT_NE(r.out.find("must be one file system that this process and every task holding variables share"),
             std::string::npos)
       << r.out;
+}
+
+// Three worker processes at `hosts` (each "127.0.0.1" or "[::1]", say) and
+// `tact train --cluster` on them; returns what train printed, and its exit
+// status as "exit=N".
+std::string TrainOnCluster(const std::vector<std::string>& hosts, const std::string& dir,
+                           const std::string& train_args) {
+  std::string addresses[3];
+  for (int i = 0; i < 3; ++i) {
+    StatusOr<uint16_t> port = FreeLoopbackPort();
+    if (!port.ok()) return port.status().ToString();
+    addresses[i] = "\"" + hosts[i] + ":" + std::to_string(*port) + "\"";
+  }
+  const std::string cluster = dir + "/cluster.json";
+  std::ofstream(cluster) << R"({"cluster": {"ps": [)" << addresses[0] << R"(], "worker": [)" << addresses[1]
+                         << ", " << addresses[2] << "]}}\n";
+  const std::string tact = TACT_BINARY;
+  const std::string worker = tact + " worker --cluster " + cluster + " --job ";
+  return test::RunCommand("export TACT_CLUSTER_SECRET=0123456789abcdef0123456789abcdef; " + worker +
+                          "ps --task 0 > " + dir + "/ps.log 2>&1 & ps=$!; " + worker + "worker --task 0 > " +
+                          dir + "/w0.log 2>&1 & w0=$!; " + worker + "worker --task 1 > " + dir +
+                          "/w1.log 2>&1 & w1=$!; " + tact + " train --cluster " + cluster + " " + train_args +
+                          " 2>&1; echo exit=$?; kill $ps $w0 $w1; wait; cat " + dir + "/*.log")
+      .out;
+}
+
+// A cluster whose addresses are IPv6 ("[::1]:2222", as TensorFlow writes
+// them) trains as its IPv4 twin does, to the same variables. Before
+// session 18 every socket of tact's own was IPv4: the ps could not start
+// its tensor links ("cannot resolve '[::1]'").
+TEST(TactTrainTest, AClusterOnIPv6TrainsAsItsIPv4Twin) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  uint16_t port = 0;
+  StatusOr<int> probe = ListenTcp("::1", 0, false, &port);
+  if (!probe.ok()) GTEST_SKIP() << "no IPv6 loopback here: " << probe.status().ToString();
+  close(*probe);
+  const std::string dir = ::testing::TempDir() + "/tact_ipv6_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string args = "--model mlp --max-steps 40 --train-limit 4000 --test-limit 200 --connect-wait 20 --json";
+  // A task named "localhost" beside IPv6 ones: the master's one listener takes both families.
+  const std::string v6 = TrainOnCluster({"[::1]", "[::1]", "localhost"}, dir, args);
+  const std::string v4 = TrainOnCluster({"127.0.0.1", "127.0.0.1", "127.0.0.1"}, dir, args);
+  std::filesystem::remove_all(dir);
+  ASSERT_NE(v6.find("exit=0\n"), std::string::npos) << v6;
+  ASSERT_NE(v4.find("exit=0\n"), std::string::npos) << v4;
+  auto fingerprint = [](const std::string& out) {
+    const size_t at = out.find("\"variables_fingerprint\":\"");
+    return at == std::string::npos ? std::string("none") : out.substr(at + 25, 16);
+  };
+  EXPECT_EQ(fingerprint(v6), fingerprint(v4)) << v6 << "\n" << v4;
+  EXPECT_NE(fingerprint(v6), "none") << v6;
 }
 
 // --checkpoint-dir alone saves every 600 s, as TensorFlow's
