@@ -209,6 +209,37 @@ void AbortStep(Self* self, int64_t step_id, const Status& status) {
 }
 
 
+// How long the StepDones of an aborted step may take before the master
+// stops waiting for them: a health ping's deadline, at least a second.
+std::chrono::milliseconds AbandonGrace(const MasterOptions& o) {
+  return std::chrono::milliseconds(std::max<int64_t>(o.health_timeout_ms, 1000));
+}
+
+// Ends a step that ran past its timeout and whose partitions did not all
+// answer even the abort: a task that runs and answers pings but whose
+// StepDone cannot reach this process (its connection back to the master's
+// links refused: a firewall, another address family) would otherwise hold
+// the step, and its client, for ever. The StepDones that come later find
+// no step and are dropped.
+void AbandonStep(Self* self, int64_t step_id) {
+  MasterState& st = self->state;
+  auto it = st.pending.find(step_id);
+  if (it == st.pending.end()) return;
+  PendingStep step = std::move(it->second);
+  st.pending.erase(it);
+  if (st.options.links != nullptr) st.options.links->ForgetStep(step_id);
+  std::set<std::string> silent;
+  for (const RegisteredPartition& p : step.partitions) {
+    if (step.answered.count(p.handle) == 0) silent.insert(TaskOf(p.device));
+  }
+  std::string tasks;
+  for (const std::string& t : silent) tasks += (tasks.empty() ? "" : ", ") + t;
+  step.call->reply(errors::DeadlineExceeded(
+      "step ", step_id, " ran past the operation timeout of ", st.options.operation_timeout_ms,
+      " ms, and ", tasks, " did not answer its abort within ", AbandonGrace(st.options).count(),
+      " ms either (is its answer refused on its way back to this process? see the task's log)"));
+}
+
 // One device's share of a Run's graph.
 struct PartitionPlan {
   std::string device;
@@ -477,10 +508,13 @@ caf::behavior MasterBehavior(Self* self, MasterOptions options) {
       [self](std::shared_ptr<RunCall> call) { Run(self, std::move(call)); },
       [self](WireStepDone& done) { FinishStep(self, done); },
       [self](timeout_atom, int64_t step_id) {
+        if (self->state.pending.count(step_id) == 0) return;
         AbortStep(self, step_id,
                   errors::DeadlineExceeded("step ", step_id, " ran past the operation timeout of ",
                                            self->state.options.operation_timeout_ms, " ms"));
+        self->delayed_send(self, AbandonGrace(self->state.options), abandon_atom::value, step_id);
       },
+      [self](abandon_atom, int64_t step_id) { AbandonStep(self, step_id); },
       [self](close_atom) { Close(self); },
       [self](crash_atom) { self->quit(caf::make_error(caf::sec::runtime_error, "CrashMaster fault hook")); },
       [self](give_up_atom, const caf::error& why) { GiveUp(self, FromCafError(why)); },

@@ -57,8 +57,10 @@ class Partition;
 class RendezvousMgr;
 class TaskSteps;
 
-// The master's timer for MasterOptions::operation_timeout_ms.
+// The master's timer for MasterOptions::operation_timeout_ms, and the one
+// after it for the StepDones that even the abort did not bring.
 using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
+using abandon_atom = caf::atom_constant<caf::atom("abandon")>;
 // Closing a session: the master refuses new Runs (Cancelled) and aborts the
 // running steps, each of which still answers its client.
 using close_atom = caf::atom_constant<caf::atom("close")>;

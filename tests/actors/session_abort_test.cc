@@ -2,7 +2,15 @@
 // through Close; either way the client gets a Status that says why.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "actors/session.h"
@@ -56,6 +64,51 @@ TEST(SessionAbortTest, OperationTimeoutEndsAWaitingStep) {
     EXPECT_LT(took, 5s);
     ExpectQuickRunWorks(session->get());
   }
+}
+
+// A kernel that the abort cannot stop (here a reader opening a FIFO that
+// no one writes to; a read from a hung network mount looks the same) holds
+// its partition's answer. The client still gets its answer, at the timeout
+// plus a grace (the health deadline), naming the task; the session goes on,
+// and the answer that comes once the kernel ends is dropped. Before
+// session 18 such a step held its client for ever: a task whose StepDone
+// could not reach the master (its connection back refused) did the same.
+TEST(SessionAbortTest, AStepWhoseKernelIgnoresTheAbortIsAbandonedNamingItsTask) {
+  const std::string fifo = ::testing::TempDir() + "/tact_abort_fifo_" + std::to_string(getpid());
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  Scope s = Scope::NewRootScope();
+  auto files = FIFOQueue(s.WithOpName("files"), {DT_STRING});
+  QueueEnqueueMany(s.WithOpName("fill"), files, {Const(s, Tensor::FromVector<std::string>({fifo}))});
+  auto read = ReaderRead(s, FixedLengthRecordReader(s, 4), files);
+  Mul(s.WithOpName("x2"), Placeholder(s.WithOpName("x"), DT_FLOAT), 2.0f);
+  SessionOptions options;
+  options.operation_timeout_ms = 100;
+  options.health_timeout_ms = 1000;
+  auto session = Session::Create(options);
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Extend(*s.ToGraphDef()).ok());
+  ASSERT_TRUE((*session)->Run({}, {}, {"fill"}).ok());
+
+  const auto start = std::chrono::steady_clock::now();
+  auto out = (*session)->Run({}, {read.value.name()}, {});
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(out.status().code(), Code::kDeadlineExceeded) << out.status().ToString();
+  EXPECT_NE(out.status().message().find("/job:localhost/replica:0/task:0 did not answer its abort within 1000 ms"),
+            std::string::npos)
+      << out.status().ToString();
+  EXPECT_GE(took, 1100ms);
+  EXPECT_LT(took, 10s);
+  ExpectQuickRunWorks(session->get());
+
+  // The reader's open returns once a writer comes; its late answer is dropped.
+  const int w = ::open(fifo.c_str(), O_WRONLY);
+  ASSERT_GE(w, 0) << std::strerror(errno);
+  ASSERT_EQ(::write(w, "abcd", 4), 4);
+  ::close(w);
+  std::this_thread::sleep_for(100ms);
+  ExpectQuickRunWorks(session->get());
+  ::unlink(fifo.c_str());
 }
 
 TEST(SessionAbortTest, CloseCancelsARunningStep) {

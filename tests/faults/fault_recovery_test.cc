@@ -51,6 +51,19 @@ class FaultRecoveryTest : public ::testing::Test {
     o.supervision.faults = std::move(faults);
     return o;
   }
+  // Starts a cluster of 1 ps and 2 workers that the run does not own (as
+  // an external one), and points `o` at it: its cluster and secret files.
+  StatusOr<std::unique_ptr<LocalCluster>> StartExternalCluster(TrainOptions* o) {
+    LocalClusterOptions c;
+    c.binary = TACT_BINARY;
+    c.jobs = {{"ps", 1}, {"worker", 2}};
+    TACT_ASSIGN_OR_RETURN(std::unique_ptr<LocalCluster> cluster, LocalCluster::Start(c));
+    const std::string secret_file = dir_ + "/secret";
+    std::ofstream(secret_file) << cluster->secret() << "\n";
+    o->cluster.cluster_file = cluster->dir() + "/cluster.json";
+    o->cluster.secret_file = secret_file;
+    return cluster;
+  }
   std::string dir_;
 };
 
@@ -411,16 +424,9 @@ TEST_P(EveryOptimizerTest, DropoutDrawsTheSameMasksAfterARestore) {
 TEST_F(FaultRecoveryTest, AnExternalClustersTaskIsWaitedForUntilItIsBack) {
   auto clean = Train(Options("external_clean", {}));
   ASSERT_TRUE(clean.ok()) << clean.status().ToString();
-  LocalClusterOptions c;
-  c.binary = TACT_BINARY;
-  c.jobs = {{"ps", 1}, {"worker", 2}};
-  auto cluster = LocalCluster::Start(c);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-  const std::string secret_file = dir_ + "/secret";
-  std::ofstream(secret_file) << (*cluster)->secret() << "\n";
   TrainOptions o = Options("external", {});
-  o.cluster.cluster_file = (*cluster)->dir() + "/cluster.json";
-  o.cluster.secret_file = secret_file;
+  auto cluster = StartExternalCluster(&o);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
   const std::string victim = TaskName("worker", 1);
   std::thread restarter;
   o.on_step = [&](const TrainProgress& p) {
@@ -446,17 +452,10 @@ TEST_F(FaultRecoveryTest, AnExternalClustersTaskIsWaitedForUntilItIsBack) {
 // session's wait (10 s, its floor) since the failure, rather than restore,
 // wait in vain and restore again forever.
 TEST_F(FaultRecoveryTest, AnExternalClustersTaskThatNeverComesBackEndsTheRunNamingIt) {
-  LocalClusterOptions c;
-  c.binary = TACT_BINARY;
-  c.jobs = {{"ps", 1}, {"worker", 2}};
-  auto cluster = LocalCluster::Start(c);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-  const std::string secret_file = dir_ + "/secret";
-  std::ofstream(secret_file) << (*cluster)->secret() << "\n";
   TrainOptions o = Options("external_gone", {});
   o.model.optimizer = "adam";  // the default a user gets
-  o.cluster.cluster_file = (*cluster)->dir() + "/cluster.json";
-  o.cluster.secret_file = secret_file;
+  auto cluster = StartExternalCluster(&o);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
   o.supervision.task_wait_secs = 1;
   const std::string victim = TaskName("worker", 1);
   std::optional<std::chrono::steady_clock::time_point> killed;
@@ -483,20 +482,13 @@ TEST_F(FaultRecoveryTest, AnExternalClustersTaskThatNeverComesBackEndsTheRunNami
 // one whose tasks do not come within the wait says which it could not
 // reach.
 TEST_F(FaultRecoveryTest, ARunStartedBeforeAnExternalClustersTasksWaitsForThem) {
-  LocalClusterOptions c;
-  c.binary = TACT_BINARY;
-  c.jobs = {{"ps", 1}, {"worker", 2}};
-  auto cluster = LocalCluster::Start(c);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-  const std::vector<std::string> tasks = {TaskName("ps", 0), TaskName("worker", 0), TaskName("worker", 1)};
-  for (const std::string& t : tasks) ASSERT_TRUE((*cluster)->Signal(t, SIGKILL).ok());
-  const std::string secret_file = dir_ + "/secret";
-  std::ofstream(secret_file) << (*cluster)->secret() << "\n";
   TrainOptions o = Options("late_tasks", {});
   o.model.optimizer = "adam";
   o.data.max_steps = 20;
-  o.cluster.cluster_file = (*cluster)->dir() + "/cluster.json";
-  o.cluster.secret_file = secret_file;
+  auto cluster = StartExternalCluster(&o);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  const std::vector<std::string> tasks = {TaskName("ps", 0), TaskName("worker", 0), TaskName("worker", 1)};
+  for (const std::string& t : tasks) ASSERT_TRUE((*cluster)->Signal(t, SIGKILL).ok());
 
   o.cluster.connect_wait_secs = 1;
   auto start = std::chrono::steady_clock::now();
