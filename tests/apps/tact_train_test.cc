@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -106,6 +107,33 @@ TEST(TactTrainTest, ACheckpointDirectoryOnAFullDiskExitsOneSayingSo) {
   std::filesystem::remove_all(dir);
 }
 
+// Three worker processes at `hosts` (each "127.0.0.1" or "[::1]", say),
+// the ps's command line passed through `wrap_ps` when given, and `tact
+// train --cluster` on them; returns what train printed, its exit status as
+// "exit=N", and the tasks' logs.
+std::string TrainOnCluster(const std::vector<std::string>& hosts, const std::string& dir,
+                           const std::string& train_args,
+                           const std::function<std::string(const std::string&)>& wrap_ps = nullptr) {
+  std::string addresses[3];
+  for (int i = 0; i < 3; ++i) {
+    StatusOr<uint16_t> port = FreeLoopbackPort();
+    if (!port.ok()) return port.status().ToString();
+    addresses[i] = "\"" + hosts[i] + ":" + std::to_string(*port) + "\"";
+  }
+  const std::string cluster = dir + "/cluster.json";
+  std::ofstream(cluster) << R"({"cluster": {"ps": [)" << addresses[0] << R"(], "worker": [)" << addresses[1]
+                         << ", " << addresses[2] << "]}}\n";
+  const std::string tact = TACT_BINARY;
+  const std::string worker = tact + " worker --cluster " + cluster + " --job ";
+  const std::string ps = worker + "ps --task 0";
+  return test::RunCommand("export TACT_CLUSTER_SECRET=0123456789abcdef0123456789abcdef; " +
+                          (wrap_ps ? wrap_ps(ps) : ps) + " > " + dir + "/ps.log 2>&1 & ps=$!; " + worker +
+                          "worker --task 0 > " + dir + "/w0.log 2>&1 & w0=$!; " + worker + "worker --task 1 > " +
+                          dir + "/w1.log 2>&1 & w1=$!; " + tact + " train --cluster " + cluster + " " +
+                          train_args + " 2>&1; echo exit=$?; kill $ps $w0 $w1; wait; cat " + dir + "/*.log")
+      .out;
+}
+
 // A checkpoint directory that the client and the ps see as two different
 // directories (their machines' own disks): the ps saves checkpoint 0 where
 // it sees it, the client cannot read it back. Exit 1 saying that the
@@ -120,59 +148,23 @@ TEST(TactTrainTest, ACheckpointDirectoryTheClientAndThePsDoNotShareExitsOneSayin
   }
   const std::string dir = ::testing::TempDir() + "/tact_unshared_" + std::to_string(getpid());
   std::filesystem::create_directories(dir + "/ck");
-  std::string ports[3];
-  for (std::string& p : ports) {
-    StatusOr<uint16_t> port = FreeLoopbackPort();
-    ASSERT_TRUE(port.ok()) << port.status().ToString();
-    p = std::to_string(*port);
-  }
-  const std::string cluster = dir + "/cluster.json";
-  std::ofstream(cluster) << R"({"cluster": {"ps": ["127.0.0.1:)" << ports[0] << R"("], "worker": ["127.0.0.1:)"
-                         << ports[1] << R"(", "127.0.0.1:)" << ports[2] << "\"]}}\n";
-  const std::string tact = TACT_BINARY;
-  const std::string worker = tact + " worker --cluster " + cluster + " --job ";
-  const std::string script =
-      "export TACT_CLUSTER_SECRET=0123456789abcdef0123456789abcdef; "
-      "unshare --user --map-root-user --mount sh -c 'mount -t tmpfs tact_own " + dir + "/ck && exec " +
-      worker + "ps --task 0' > " + dir + "/ps.log 2>&1 & ps=$!; " +
-      worker + "worker --task 0 > /dev/null 2>&1 & w0=$!; " +
-      worker + "worker --task 1 > /dev/null 2>&1 & w1=$!; " +
-      tact + " train --model mlp --cluster " + cluster + " --connect-wait 20 --max-steps 5 --train-limit 1000 "
-      "--test-limit 100 --checkpoint-dir " + dir + "/ck 2>&1; echo exit=$?; kill $ps $w0 $w1; wait";
-  Result r = test::RunCommand(script);
+  const std::string out = TrainOnCluster(
+      {"127.0.0.1", "127.0.0.1", "127.0.0.1"}, dir,
+      "--model mlp --connect-wait 20 --max-steps 5 --train-limit 1000 --test-limit 100 --checkpoint-dir " + dir +
+          "/ck",
+      [&dir](const std::string& ps) {
+        return "unshare --user --map-root-user --mount sh -c 'mount -t tmpfs tact_own " + dir + "/ck && exec " +
+               ps + "'";
+      });
   std::filesystem::remove_all(dir);
-  EXPECT_NE(r.out.find("exit=1\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("FailedPrecondition: checkpoint 0 was saved by the tasks that hold the variables, "
-                       "but this process does not find it in '" + dir + "/ck'"),
+  EXPECT_NE(out.find("exit=1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("FailedPrecondition: checkpoint 0 was saved by the tasks that hold the variables, "
+                     "but this process does not find it in '" + dir + "/ck'"),
             std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("must be one file system that this process and every task holding variables share"),
+      << out;
+  EXPECT_NE(out.find("must be one file system that this process and every task holding variables share"),
             std::string::npos)
-      << r.out;
-}
-
-// Three worker processes at `hosts` (each "127.0.0.1" or "[::1]", say) and
-// `tact train --cluster` on them; returns what train printed, and its exit
-// status as "exit=N".
-std::string TrainOnCluster(const std::vector<std::string>& hosts, const std::string& dir,
-                           const std::string& train_args) {
-  std::string addresses[3];
-  for (int i = 0; i < 3; ++i) {
-    StatusOr<uint16_t> port = FreeLoopbackPort();
-    if (!port.ok()) return port.status().ToString();
-    addresses[i] = "\"" + hosts[i] + ":" + std::to_string(*port) + "\"";
-  }
-  const std::string cluster = dir + "/cluster.json";
-  std::ofstream(cluster) << R"({"cluster": {"ps": [)" << addresses[0] << R"(], "worker": [)" << addresses[1]
-                         << ", " << addresses[2] << "]}}\n";
-  const std::string tact = TACT_BINARY;
-  const std::string worker = tact + " worker --cluster " + cluster + " --job ";
-  return test::RunCommand("export TACT_CLUSTER_SECRET=0123456789abcdef0123456789abcdef; " + worker +
-                          "ps --task 0 > " + dir + "/ps.log 2>&1 & ps=$!; " + worker + "worker --task 0 > " +
-                          dir + "/w0.log 2>&1 & w0=$!; " + worker + "worker --task 1 > " + dir +
-                          "/w1.log 2>&1 & w1=$!; " + tact + " train --cluster " + cluster + " " + train_args +
-                          " 2>&1; echo exit=$?; kill $ps $w0 $w1; wait; cat " + dir + "/*.log")
-      .out;
+      << out;
 }
 
 // A cluster whose addresses are IPv6 ("[::1]:2222", as TensorFlow writes
