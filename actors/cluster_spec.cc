@@ -25,7 +25,8 @@ StatusOr<TaskAddress> ParseTaskAddress(std::string_view text, const std::string&
   if (a.host.size() > 2 && a.host.front() == '[' && a.host.back() == ']') {
     a.host = a.host.substr(1, a.host.size() - 2);
   } else if (a.host.find_first_of(":[]") != std::string::npos) {
-    return errors::InvalidArgument(what, ": '", text, "': an IPv6 address goes in brackets, as in '[::1]:2222'");
+    return errors::InvalidArgument(what, ": '", text,
+                                   "': an IPv6 address goes in brackets, as in '[::1]:2222'");
   }
   const std::string port(text.substr(colon + 1));
   char* end = nullptr;

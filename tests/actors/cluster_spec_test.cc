@@ -36,7 +36,8 @@ TEST(ClusterSpecTest, ParsesJobsTasksAndThisTask) {
 // the host is kept without them (what the sockets take), and they come
 // back wherever the address is written out.
 TEST(ClusterSpecTest, IPv6AddressesGoInBrackets) {
-  auto spec = ClusterSpec::Parse(R"({"cluster": {"ps": ["[::1]:2222"], "worker": ["[fd00::2]:2223"]}})", "test");
+  auto spec =
+      ClusterSpec::Parse(R"({"cluster": {"ps": ["[::1]:2222"], "worker": ["[fd00::2]:2223"]}})", "test");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   auto a = spec->Address("/job:worker/replica:0/task:0");
   ASSERT_TRUE(a.ok());

@@ -94,8 +94,9 @@ TEST(SessionAbortTest, AStepWhoseKernelIgnoresTheAbortIsAbandonedNamingItsTask) 
   auto out = (*session)->Run({}, {read.value.name()}, {});
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(out.status().code(), Code::kDeadlineExceeded) << out.status().ToString();
-  EXPECT_NE(out.status().message().find("/job:localhost/replica:0/task:0 did not answer its abort within 1000 ms"),
-            std::string::npos)
+  EXPECT_NE(
+      out.status().message().find("/job:localhost/replica:0/task:0 did not answer its abort within 1000 ms"),
+      std::string::npos)
       << out.status().ToString();
   EXPECT_GE(took, 1100ms);
   EXPECT_LT(took, 10s);

@@ -126,12 +126,12 @@ std::string TrainOnCluster(const std::vector<std::string>& hosts, const std::str
   const std::string tact = TACT_BINARY;
   const std::string worker = tact + " worker --cluster " + cluster + " --job ";
   const std::string ps = worker + "ps --task 0";
-  return test::RunCommand("export TACT_CLUSTER_SECRET=0123456789abcdef0123456789abcdef; " +
-                          (wrap_ps ? wrap_ps(ps) : ps) + " > " + dir + "/ps.log 2>&1 & ps=$!; " + worker +
-                          "worker --task 0 > " + dir + "/w0.log 2>&1 & w0=$!; " + worker + "worker --task 1 > " +
-                          dir + "/w1.log 2>&1 & w1=$!; " + tact + " train --cluster " + cluster + " " +
-                          train_args + " 2>&1; echo exit=$?; kill $ps $w0 $w1; wait; cat " + dir + "/*.log")
-      .out;
+  const std::string script =
+      "export TACT_CLUSTER_SECRET=0123456789abcdef0123456789abcdef; " + (wrap_ps ? wrap_ps(ps) : ps) + " > " +
+      dir + "/ps.log 2>&1 & ps=$!; " + worker + "worker --task 0 > " + dir + "/w0.log 2>&1 & w0=$!; " +
+      worker + "worker --task 1 > " + dir + "/w1.log 2>&1 & w1=$!; " + tact + " train --cluster " + cluster +
+      " " + train_args + " 2>&1; echo exit=$?; kill $ps $w0 $w1; wait; cat " + dir + "/*.log";
+  return test::RunCommand(script).out;
 }
 
 // A checkpoint directory that the client and the ps see as two different
@@ -150,11 +150,11 @@ TEST(TactTrainTest, ACheckpointDirectoryTheClientAndThePsDoNotShareExitsOneSayin
   std::filesystem::create_directories(dir + "/ck");
   const std::string out = TrainOnCluster(
       {"127.0.0.1", "127.0.0.1", "127.0.0.1"}, dir,
-      "--model mlp --connect-wait 20 --max-steps 5 --train-limit 1000 --test-limit 100 --checkpoint-dir " + dir +
-          "/ck",
+      "--model mlp --connect-wait 20 --max-steps 5 --train-limit 1000 --test-limit 100 "
+      "--checkpoint-dir " + dir + "/ck",
       [&dir](const std::string& ps) {
-        return "unshare --user --map-root-user --mount sh -c 'mount -t tmpfs tact_own " + dir + "/ck && exec " +
-               ps + "'";
+        return "unshare --user --map-root-user --mount sh -c 'mount -t tmpfs tact_own " + dir +
+               "/ck && exec " + ps + "'";
       });
   std::filesystem::remove_all(dir);
   EXPECT_NE(out.find("exit=1\n"), std::string::npos) << out;
@@ -181,7 +181,8 @@ TEST(TactTrainTest, AClusterOnIPv6TrainsAsItsIPv4Twin) {
   close(*probe);
   const std::string dir = ::testing::TempDir() + "/tact_ipv6_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
-  const std::string args = "--model mlp --max-steps 40 --train-limit 4000 --test-limit 200 --connect-wait 20 --json";
+  const std::string args =
+      "--model mlp --max-steps 40 --train-limit 4000 --test-limit 200 --connect-wait 20 --json";
   // A task named "localhost" beside IPv6 ones: the master's one listener takes both families.
   const std::string v6 = TrainOnCluster({"[::1]", "[::1]", "localhost"}, dir, args);
   const std::string v4 = TrainOnCluster({"127.0.0.1", "127.0.0.1", "127.0.0.1"}, dir, args);
