@@ -19,14 +19,18 @@ using AddrInfo = std::unique_ptr<addrinfo, void (*)(addrinfo*)>;
 // resolves to ::1 first on many machines, and a task listening there would
 // not be reached by one that connects to 127.0.0.1, nor would it reach the
 // master's IPv4 listener (actors/session.cc's ListenHost).
+// `host`'s TCP addresses of `family`, or null.
+AddrInfo Lookup(const std::string& host, uint16_t port, int family) {
+  addrinfo hints{}, *found = nullptr;
+  hints.ai_family = family;
+  hints.ai_socktype = SOCK_STREAM;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) found = nullptr;
+  return AddrInfo(found, freeaddrinfo);
+}
+
 StatusOr<AddrInfo> Resolve(const std::string& host, uint16_t port) {
   for (int family : {AF_INET, AF_INET6}) {
-    addrinfo hints{}, *found = nullptr;
-    hints.ai_family = family;
-    hints.ai_socktype = SOCK_STREAM;
-    if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) == 0 && found != nullptr) {
-      return AddrInfo(found, freeaddrinfo);
-    }
+    if (AddrInfo found = Lookup(host, port, family)) return found;
   }
   return errors::Unavailable("cannot resolve the host");
 }
@@ -39,14 +43,7 @@ Status Errno(int fd) {
 
 }  // namespace
 
-bool HasIPv4Address(const std::string& host) {
-  addrinfo hints{}, *found = nullptr;
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) return false;
-  freeaddrinfo(found);
-  return true;
-}
+bool HasIPv4Address(const std::string& host) { return Lookup(host, 0, AF_INET) != nullptr; }
 
 StatusOr<int> ListenTcp(const std::string& host, uint16_t port, bool reuse_address, uint16_t* bound) {
   TACT_ASSIGN_OR_RETURN(AddrInfo found, Resolve(host, port));
