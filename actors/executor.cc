@@ -8,6 +8,7 @@
 #include "actors/pending_counts.h"
 #include "actors/ready_queue.h"
 #include "actors/send_batch.h"
+#include "devices/flush_denormal.h"
 #include "graph/ops/control_flow_ops.h"
 #include "kernels/rendezvous.h"
 
@@ -132,6 +133,9 @@ void ExecutorState::ReleaseInputs(int id) {
 }
 
 void ExecutorState::RunLoop(ReadyQueue* ready) {
+  // Kernels run here on threads that are not the device's too (a CAF
+  // thread, a Run caller computing inline): devices/flush_denormal.h.
+  ScopedFlushDenormal flush;
   // The cheap kernels' Sends to other tasks leave together, and before an
   // expensive kernel keeps this thread (actors/send_batch.h).
   SendBatch batch;

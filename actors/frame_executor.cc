@@ -11,6 +11,7 @@
 
 #include "actors/executor_graph.h"
 #include "actors/send_batch.h"
+#include "devices/flush_denormal.h"
 #include "graph/control_flow_info.h"
 #include "graph/hex.h"
 #include "graph/stable_hash.h"
@@ -340,7 +341,8 @@ void FrameState::Start() {
 }
 
 void FrameState::RunLoop(Ready* ready) {
-  SendBatch batch;  // as in actors/executor.cc
+  ScopedFlushDenormal flush;  // this and the batch: as in actors/executor.cc
+  SendBatch batch;
   while (!ready->nodes.empty()) {
     const Tagged t = ready->nodes.front();
     ready->nodes.pop_front();

@@ -1,6 +1,7 @@
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "devices/compute_pool.h"
 #include "devices/device.h"
 
 namespace tact {
@@ -27,9 +28,9 @@ class CpuDevice final : public Device {
  private:
   Allocator* allocator_;
   int num_threads_;
-  Eigen::ThreadPool pool_;
+  ComputePool pool_;
   Eigen::ThreadPoolDevice eigen_;
-  Eigen::ThreadPool inter_op_;
+  ComputePool inter_op_;
 };
 
 }  // namespace

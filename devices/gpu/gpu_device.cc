@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "devices/bfc_allocator.h"
+#include "devices/compute_pool.h"
 #include "devices/device_factory.h"
 #include "devices/serial_queue.h"
 
@@ -151,9 +152,9 @@ struct GpuDevice::HostSide {
         inter_op(this->threads),
         after_copies("gpu" + std::to_string(ordinal) + " copies") {}
   int threads;
-  Eigen::ThreadPool pool;
+  ComputePool pool;
   Eigen::ThreadPoolDevice eigen;
-  Eigen::ThreadPool inter_op;
+  ComputePool inter_op;
   // What follows a copy, handed over by CUDA's host-function thread, which
   // may only enqueue (AfterCopy). Last: destroyed first, running what is
   // queued while the pools it schedules onto still exist.
