@@ -108,6 +108,13 @@ void RemoveOrphanedDirs(const std::filesystem::path& tmp) {
   }
 }
 
+// The last `max` characters of `text`, from a line's start where one is.
+std::string Tail(const std::string& text, size_t max) {
+  if (text.size() <= max) return text;
+  const size_t from = text.find('\n', text.size() - max);
+  return "...\n" + text.substr(from == std::string::npos ? text.size() - max : from + 1);
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOptions& o) {
@@ -160,7 +167,37 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOp
       TACT_RETURN_IF_ERROR(c->Spawn(task));
     }
   }
+  TACT_RETURN_IF_ERROR(c->AwaitListening(std::chrono::seconds(30)));
   return c;
+}
+
+Status LocalCluster::AwaitListening(std::chrono::milliseconds timeout) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> waiting;
+  for (const auto& [task, pid] : pids_) waiting.push_back(task);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!waiting.empty() && std::chrono::steady_clock::now() < deadline) {
+    for (size_t i = 0; i < waiting.size();) {
+      const std::string& task = waiting[i];
+      // tact worker prints this line once its port is open
+      // (apps/cli/worker_command.cc).
+      if (Log(task).find(" listening on port ") != std::string::npos) {
+        waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
+      int status = 0;
+      if (waitpid(pids_[task], &status, WNOHANG) == pids_[task]) {
+        pids_.erase(task);  // reaped: its pid may be another process's by now
+        const std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
+                                                  : "was killed by signal " + std::to_string(WTERMSIG(status));
+        return errors::Unavailable("task ", task, " ", how, " as it started; the end of what it printed:\n",
+                                   Tail(Log(task), 2000));
+      }
+      ++i;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return Status::OK();  // a task still starting is the session's to wait for
 }
 
 Status LocalCluster::Spawn(const std::string& task) {

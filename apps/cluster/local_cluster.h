@@ -42,6 +42,9 @@ struct LocalClusterOptions {
 
 class LocalCluster {
  public:
+  // Starts every task and returns once each says it listens (or 30 s have
+  // passed: a slow task is the session's to wait for). A task that exits
+  // as it starts is an error naming it, with the end of its output.
   static StatusOr<std::unique_ptr<LocalCluster>> Start(const LocalClusterOptions& options);
   ~LocalCluster();
 
@@ -79,6 +82,11 @@ class LocalCluster {
  private:
   LocalCluster() = default;
   Status Spawn(const std::string& task);  // with mu_ held, once started
+  // Waits up to `timeout` for every task to say that it listens. A task
+  // that exits first (its port taken since FreeLoopbackPort chose it, a
+  // crash) fails it: Unavailable naming the task, how it ended and the end
+  // of its output, which the cluster's directory would take with it.
+  Status AwaitListening(std::chrono::milliseconds timeout);
   // Callers' threads (the client's, a session's supervisor, the resumers)
   // share the processes' table.
   mutable std::mutex mu_;

@@ -134,6 +134,33 @@ std::string TrainOnCluster(const std::vector<std::string>& hosts, const std::str
   return test::RunCommand(script).out;
 }
 
+// A task of the local cluster that exits as it starts (here a stand-in
+// for tact that prints one line and exits 3; in life a port taken between
+// its choice and the bind, a crash): the run ends naming the task, its
+// exit status and what it printed, which would otherwise go with the
+// cluster's directory, instead of a bare "cannot reach task ... Connection
+// refused" after the connect timeout.
+TEST(TactTrainTest, ALocalTaskThatExitsAsItStartsIsNamedWithWhatItPrinted) {
+  const std::string dir = ::testing::TempDir() + "/tact_exits_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string fake = dir + "/tact";
+  std::ofstream(fake) << "#!/bin/sh\necho \"stand-in for tact: $2 $3 $4 $5 $6 $7 cannot start\"\nexit 3\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  TrainOptions opt;
+  opt.model.name = "mlp";
+  opt.data.max_steps = 5;
+  opt.cluster.ps = 1;
+  opt.cluster.workers = 1;
+  opt.cluster.worker_binary = fake;
+  StatusOr<TrainResult> r = Train(opt);
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(r.ok());
+  const std::string m = r.status().ToString();
+  EXPECT_EQ(r.status().code(), Code::kUnavailable) << m;
+  EXPECT_NE(m.find("task /job:ps/replica:0/task:0 exited with status 3 as it started"), std::string::npos) << m;
+  EXPECT_NE(m.find("stand-in for tact: --cluster"), std::string::npos) << m;
+}
+
 // A checkpoint directory that the client and the ps see as two different
 // directories (their machines' own disks): the ps saves checkpoint 0 where
 // it sees it, the client cannot read it back. Exit 1 saying that the
