@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "devices/device.h"
 #include "kernels/cpu/blas_gemm.h"
 #include "kernels/cpu/numeric_types.h"
 #include "kernels/cpu/run_blocks.h"
@@ -24,15 +25,6 @@ constexpr int64_t kMinBlockMacs = int64_t{1} << 21;
 constexpr int64_t kAlign = 16;
 constexpr int64_t kMinBlock = 32;
 
-// The block size along a dimension of `len` for a product of `macs`.
-int64_t BlockSize(int64_t len, int64_t macs) {
-  const int64_t by_work = std::max<int64_t>(macs / kMinBlockMacs, 1);
-  const int64_t blocks = std::min(kMaxBlocks, by_work);
-  int64_t size = (len + blocks - 1) / blocks;
-  size = (size + kAlign - 1) / kAlign * kAlign;
-  return std::min(len, std::max(size, kMinBlock));
-}
-
 // From this many multiply-adds on, a product's blocks run on at most as
 // many threads as the device has: one more thread on the same cores cost
 // 4-8% at n = 2048 (its blocks' packed panels evict each other), and a
@@ -41,6 +33,21 @@ int64_t BlockSize(int64_t len, int64_t macs) {
 constexpr int64_t kSeatedMacs = int64_t{1} << 32;
 
 Seats SeatsFor(int64_t macs) { return macs >= kSeatedMacs ? Seats::kDeviceThreads : Seats::kEveryThread; }
+
+// The block size along a dimension of `len` for a product of `macs` on a
+// device of `threads`. A seated product takes one block per thread: each
+// block packs the whole other operand again, and at n = 2048 on two
+// threads four blocks ran at 0.88-0.90 of a direct sgemm where two ran at
+// 0.95-0.97 (session 19); its blocks are long enough that balance comes
+// from the kernel's scheduler, not from spare blocks.
+int64_t BlockSize(int64_t len, int64_t macs, int threads) {
+  const int64_t by_work = std::max<int64_t>(macs / kMinBlockMacs, 1);
+  const int64_t most = macs >= kSeatedMacs ? std::max(threads, 1) : kMaxBlocks;
+  const int64_t blocks = std::min(most, by_work);
+  int64_t size = (len + blocks - 1) / blocks;
+  size = (size + kAlign - 1) / kAlign * kAlign;
+  return std::min(len, std::max(size, kMinBlock));
+}
 
 }  // namespace
 
@@ -51,8 +58,9 @@ void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, i
   const int64_t lda = trans_a ? m : k;
   const int64_t ldb = trans_b ? k : n;
   const int64_t macs = m * n * k;
+  const int threads = ctx->device()->num_threads();
   if (m >= n) {
-    const int64_t bm = BlockSize(m, macs);
+    const int64_t bm = BlockSize(m, macs, threads);
     const int64_t blocks = (m + bm - 1) / bm;
     RunBlocks(ctx, blocks, SeatsFor(macs), [&](int64_t i) {
       const int64_t r0 = i * bm, rows = std::min(bm, m - r0);
@@ -62,7 +70,7 @@ void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, i
                      conjugate);
     });
   } else {
-    const int64_t bn = BlockSize(n, macs);
+    const int64_t bn = BlockSize(n, macs, threads);
     const int64_t blocks = (n + bn - 1) / bn;
     RunBlocks(ctx, blocks, SeatsFor(macs), [&](int64_t j) {
       const int64_t c0 = j * bn, cols = std::min(bn, n - c0);

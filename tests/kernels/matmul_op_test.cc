@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -65,6 +66,31 @@ TEST(MatMulTest, BlockedProductsMatchNaiveLoopsAndNotTheThreads) {
         EXPECT_TRUE((*one)[0].BitwiseEqual((*four)[0])) << "ta=" << ta << " tb=" << tb;
       }
     }
+  }
+}
+
+// From 2^32 multiply-adds a product is cut into one block per device
+// thread (fewer, larger blocks than below): its bits still do not depend
+// on the threads, and sampled elements match a naive dot product.
+TEST(MatMulTest, AProductOfFourBillionMultiplyAddsKeepsItsBitsOnAnyThreadCount) {
+  const int64_t m = 2048, n = 1024, k = 2048;  // 2^32 multiply-adds: tall, so blocks of rows
+  Tensor a = test::Random<float>(TensorShape({m, k}), 5);
+  Tensor b = test::Random<float>(TensorShape({k, n}), 6);
+  auto one = test::RunOp("MatMul", {a, b}, MatMulAttrs(false, false), 1);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  for (int threads : {2, 3}) {
+    auto many = test::RunOp("MatMul", {a, b}, MatMulAttrs(false, false), threads);
+    ASSERT_TRUE(many.ok()) << many.status().ToString();
+    EXPECT_TRUE((*one)[0].BitwiseEqual((*many)[0])) << threads << " threads";
+  }
+  const float* pa = a.data<float>();
+  const float* pb = b.data<float>();
+  const float* pc = (*one)[0].data<float>();
+  for (int64_t s = 0; s < 64; ++s) {
+    const int64_t i = (s * 977) % m, j = (s * 389) % n;
+    double dot = 0;
+    for (int64_t p = 0; p < k; ++p) dot += double(pa[i * k + p]) * double(pb[p * n + j]);
+    EXPECT_NEAR(pc[i * n + j], dot, 1e-3 * (1 + std::abs(dot))) << "element " << i << "," << j;
   }
 }
 
