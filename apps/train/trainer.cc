@@ -13,6 +13,7 @@
 #include "actors/wire_auth.h"
 #include "apps/train/data/idx.h"
 #include "apps/train/input_pipeline.h"
+#include "apps/train/run_container.h"
 #include "apps/cluster/local_cluster.h"
 #include "apps/cluster/fault_plan.h"
 #include "apps/train/replicated_graph.h"
@@ -133,6 +134,7 @@ StatusOr<Place> Prepare(const TrainOptions& opt) {
   } else {
     ReplicaOptions r{opt.cluster.ps, opt.cluster.workers, opt.cluster.sync};
     so.operation_timeout_ms = opt.cluster.step_timeout_ms;
+    so.default_container = RunContainer(opt.supervision.checkpoint.dir);
     if (!opt.cluster.cluster_file.empty()) {
       TACT_ASSIGN_OR_RETURN(so.cluster, ClusterSpec::FromFile(opt.cluster.cluster_file));
       r.ps = so.cluster->jobs.count("ps") ? static_cast<int>(so.cluster->jobs["ps"].size()) : 0;
@@ -425,6 +427,10 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   r.images_per_sec = train_seconds > 0 ? static_cast<double>(steps_run * opt.data.batch) / train_seconds : 0;
   TACT_ASSIGN_OR_RETURN(r.variables, ReadVariables(session, g));
   r.variables_fingerprint = VariablesFingerprint(r.variables);
+  if (place.options.cluster) {
+    TACT_RETURN_IF_ERROR(
+        ReleaseRunContainer(session, *place.options.cluster, place.options.default_container));
+  }
   TACT_RETURN_IF_ERROR(supervised->Close());
   return r;
 }

@@ -31,6 +31,8 @@ REGISTER_OP("AssignSub").Input("ref: Ref(T)").Input("value: T").Output("output_r
     .Attr("use_locking: bool = false").SetShapeFn(shape_fn::UnchangedShape);
 REGISTER_OP("IsVariableInitialized").Input("ref: Ref(dtype)").Output("is_initialized: bool")
     .Attr("dtype: type").SetShapeFn(shape_fn::ScalarShape);
+REGISTER_OP("ResetContainer").Output("dropped: int64").Attr("container: string")
+    .SetIsStateful().SetShapeFn(shape_fn::ScalarShape);
 
 Output Variable(const Scope& scope, const PartialTensorShape& shape, DataType dtype,
                 const std::string& container, const std::string& shared_name) {
@@ -59,6 +61,10 @@ Output AssignSub(const Scope& scope, Input ref, Input value, bool use_locking) {
 
 Output IsVariableInitialized(const Scope& scope, Input ref) {
   return OpBuilder(scope, "IsVariableInitialized").Input(ref).FinalizeOutput();
+}
+
+Output ResetContainer(const Scope& scope, const std::string& container) {
+  return OpBuilder(scope, "ResetContainer").Attr("container", container).FinalizeOutput();
 }
 
 }  // namespace tact

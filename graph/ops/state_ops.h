@@ -18,5 +18,12 @@ Output Assign(const Scope& scope, Input ref, Input value, bool validate_shape = 
 Output AssignAdd(const Scope& scope, Input ref, Input value, bool use_locking = false);
 Output AssignSub(const Scope& scope, Input ref, Input value, bool use_locking = false);
 Output IsVariableInitialized(const Scope& scope, Input ref);
+// Drops every resource (variables, queues, readers) of `container` in the
+// process whose device runs it, as TensorFlow's Session::Reset does for a
+// worker's containers, and yields how many it dropped. A node still
+// holding one keeps it until it lets go; a later lookup makes a fresh one.
+// The container must be named: the tasks' default one is not for a run to
+// clear.
+Output ResetContainer(const Scope& scope, const std::string& container);
 
 }  // namespace tact

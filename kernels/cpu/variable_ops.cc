@@ -1,6 +1,6 @@
-// Variable, Assign, AssignAdd, AssignSub and IsVariableInitialized: the
-// kernels over persistent state (paper 2). The state itself is a Var in a
-// ResourceMgr container (kernels/variable.h).
+// Variable, Assign, AssignAdd, AssignSub, IsVariableInitialized and
+// ResetContainer: the kernels over persistent state (paper 2). The state
+// itself is a Var in a ResourceMgr container (kernels/variable.h).
 #include "kernels/cpu/numeric_types.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/variable.h"
@@ -122,7 +122,25 @@ class IsVariableInitializedOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+class ResetContainerOp : public OpKernel {
+ public:
+  explicit ResetContainerOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("container", &container_));
+    OP_REQUIRES(ctx, !container_.empty(),
+                errors::InvalidArgument("ResetContainer needs a container's name: the tasks' default "
+                                        "container is shared by every run"));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    ctx->set_output(0, Tensor::Scalar<int64_t>(ResourceMgr::Global()->Reset(container_)));
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  std::string container_;
+};
+
 REGISTER_KERNEL_BUILDER(Name("Variable").Device(DEVICE_CPU), VariableOp);
+REGISTER_KERNEL_BUILDER(Name("ResetContainer").Device(DEVICE_CPU), ResetContainerOp);
 REGISTER_KERNEL_BUILDER(Name("Assign").Device(DEVICE_CPU), AssignOp);
 // A variable on a GPU device holds a tensor in device memory: Variable only
 // hands out its (host) reference and Assign takes the value's buffer, so

@@ -107,12 +107,24 @@ TEST(TactTrainTest, ACheckpointDirectoryOnAFullDiskExitsOneSayingSo) {
   std::filesystem::remove_all(dir);
 }
 
+// The variables' fingerprints in what `tact train --json` runs printed, in
+// order.
+std::vector<std::string> Fingerprints(const std::string& out) {
+  std::vector<std::string> found;
+  const std::string key = "\"variables_fingerprint\":\"";
+  for (size_t at = out.find(key); at != std::string::npos; at = out.find(key, at + 1)) {
+    found.push_back(out.substr(at + key.size(), 16));
+  }
+  return found;
+}
+
 // Three worker processes at `hosts` (each "127.0.0.1" or "[::1]", say),
 // the ps's command line passed through `wrap_ps` when given, and `tact
-// train --cluster` on them; returns what train printed, its exit status as
-// "exit=N", and the tasks' logs.
+// train --cluster` on them, once for each of `train_args`, all at once;
+// returns what each train printed followed by its exit status as "exit=N",
+// in the order of `train_args`, then the tasks' logs.
 std::string TrainOnCluster(const std::vector<std::string>& hosts, const std::string& dir,
-                           const std::string& train_args,
+                           const std::vector<std::string>& train_args,
                            const std::function<std::string(const std::string&)>& wrap_ps = nullptr) {
   std::string addresses[3];
   for (int i = 0; i < 3; ++i) {
@@ -129,9 +141,15 @@ std::string TrainOnCluster(const std::vector<std::string>& hosts, const std::str
   const std::string script =
       "export TACT_CLUSTER_SECRET=0123456789abcdef0123456789abcdef; " + (wrap_ps ? wrap_ps(ps) : ps) + " > " +
       dir + "/ps.log 2>&1 & ps=$!; " + worker + "worker --task 0 > " + dir + "/w0.log 2>&1 & w0=$!; " +
-      worker + "worker --task 1 > " + dir + "/w1.log 2>&1 & w1=$!; " + tact + " train --cluster " + cluster +
-      " " + train_args + " 2>&1; echo exit=$?; kill $ps $w0 $w1; wait; cat " + dir + "/*.log";
-  return test::RunCommand(script).out;
+      worker + "worker --task 1 > " + dir + "/w1.log 2>&1 & w1=$!; ";
+  std::string runs, reports;
+  for (size_t k = 0; k < train_args.size(); ++k) {
+    const std::string out = dir + "/train" + std::to_string(k) + ".out", pid = "$t" + std::to_string(k);
+    runs += tact + " train --cluster " + cluster + " " + train_args[k] + " > " + out + " 2>&1 & t" +
+            std::to_string(k) + "=$!; ";
+    reports += "wait " + pid + "; status=$?; cat " + out + "; echo exit=$status; ";
+  }
+  return test::RunCommand(script + runs + reports + "kill $ps $w0 $w1; wait; cat " + dir + "/*.log").out;
 }
 
 // A task of the local cluster that exits as it starts (here a stand-in
@@ -177,8 +195,8 @@ TEST(TactTrainTest, ACheckpointDirectoryTheClientAndThePsDoNotShareExitsOneSayin
   std::filesystem::create_directories(dir + "/ck");
   const std::string out = TrainOnCluster(
       {"127.0.0.1", "127.0.0.1", "127.0.0.1"}, dir,
-      "--model mlp --connect-wait 20 --max-steps 5 --train-limit 1000 --test-limit 100 "
-      "--checkpoint-dir " + dir + "/ck",
+      {"--model mlp --connect-wait 20 --max-steps 5 --train-limit 1000 --test-limit 100 "
+       "--checkpoint-dir " + dir + "/ck"},
       [&dir](const std::string& ps) {
         return "unshare --user --map-root-user --mount sh -c 'mount -t tmpfs tact_own " + dir +
                "/ck && exec " + ps + "'";
@@ -211,17 +229,37 @@ TEST(TactTrainTest, AClusterOnIPv6TrainsAsItsIPv4Twin) {
   const std::string args =
       "--model mlp --max-steps 40 --train-limit 4000 --test-limit 200 --connect-wait 20 --json";
   // A task named "localhost" beside IPv6 ones: the master's one listener takes both families.
-  const std::string v6 = TrainOnCluster({"[::1]", "[::1]", "localhost"}, dir, args);
-  const std::string v4 = TrainOnCluster({"127.0.0.1", "127.0.0.1", "127.0.0.1"}, dir, args);
+  const std::string v6 = TrainOnCluster({"[::1]", "[::1]", "localhost"}, dir, {args});
+  const std::string v4 = TrainOnCluster({"127.0.0.1", "127.0.0.1", "127.0.0.1"}, dir, {args});
   std::filesystem::remove_all(dir);
   ASSERT_NE(v6.find("exit=0\n"), std::string::npos) << v6;
   ASSERT_NE(v4.find("exit=0\n"), std::string::npos) << v4;
-  auto fingerprint = [](const std::string& out) {
-    const size_t at = out.find("\"variables_fingerprint\":\"");
-    return at == std::string::npos ? std::string("none") : out.substr(at + 25, 16);
-  };
-  EXPECT_EQ(fingerprint(v6), fingerprint(v4)) << v6 << "\n" << v4;
-  EXPECT_NE(fingerprint(v6), "none") << v6;
+  EXPECT_EQ(Fingerprints(v6), Fingerprints(v4)) << v6 << "\n" << v4;
+  EXPECT_EQ(Fingerprints(v6).size(), 1u) << v6;
+}
+
+// Two runs started together on one cluster each train variables of their
+// own (apps/train/run_container.h), one with a checkpoint directory and
+// one without: both end with the variables of the same run alone. Before
+// session 19 both re-initialised and updated the tasks' shared variables
+// and ended, with exit 0, on another fingerprint than the run alone.
+TEST(TactTrainTest, TwoRunsOnOneClusterAtOnceEachTrainTheirOwnVariables) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  const std::string dir = ::testing::TempDir() + "/tact_two_runs_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::vector<std::string> hosts = {"127.0.0.1", "127.0.0.1", "127.0.0.1"};
+  const std::string args =
+      "--model mlp --max-steps 300 --train-limit 4000 --test-limit 200 --connect-wait 20 --json";
+  const std::string alone = TrainOnCluster(hosts, dir, {args});
+  const std::string both = TrainOnCluster(hosts, dir, {args, args + " --checkpoint-dir " + dir + "/ck"});
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(Fingerprints(alone).size(), 1u) << alone;
+  const std::vector<std::string> two = Fingerprints(both);
+  ASSERT_EQ(two.size(), 2u) << both;
+  EXPECT_EQ(two[0], Fingerprints(alone)[0]) << both;
+  EXPECT_EQ(two[1], Fingerprints(alone)[0]) << both;
 }
 
 // --checkpoint-dir alone saves every 600 s, as TensorFlow's
