@@ -105,6 +105,17 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
         caf::anon_send(caf::actor_cast<caf::actor>(self->current_sender()),
                        NoSuchPartition(step, "device " + self->state.device->name()));
       },
+      // Its master is gone (actors/task_actor.h). Steps still running hold
+      // what they use; unlinked first, so that the partition's end is not
+      // taken for a failure of this actor.
+      [self](drop_partition_atom, const std::string& handle) {
+        auto it = self->state.partitions.find(handle);
+        if (it == self->state.partitions.end()) return;
+        self->unlink_from(it->second);
+        self->send_exit(it->second, caf::exit_reason::user_shutdown);
+        self->state.partitions.erase(it);
+        if (self->state.steps != nullptr) self->state.steps->RemovePartition(handle);
+      },
       // An abort is for a step, whichever of the device's partitions run it.
       [self](const WireAbortStep& abort) { self->state.rendezvous->Abort(abort.step_id, abort.status); },
       [self](WireHealthPing& ping) {

@@ -131,7 +131,32 @@ void LinkedArrived(TaskSelf* self, const std::shared_ptr<LinkedRegistration>& pe
   RegisterNow(self, pending->reg, pending->promise);
 }
 
+// Notes who registered the partition, so that it goes when its master
+// does (TaskActorConfig::master_partitions).
+void RecordMaster(TaskSelf* self, const WireRegisterPartition& reg) {
+  TaskActorConfig& st = self->state;
+  const caf::actor master = caf::actor_cast<caf::actor>(self->current_sender());
+  auto device = st.devices.find(reg.device);
+  if (!master || device == st.devices.end()) return;
+  auto& handles = st.master_partitions[master.address()];
+  if (handles.empty()) self->monitor(master);
+  handles.emplace_back(device->second, reg.handle);
+}
+
+// The master is gone: its partitions here go too.
+void DropPartitionsOf(TaskSelf* self, const caf::actor_addr& master) {
+  TaskActorConfig& st = self->state;
+  auto it = st.master_partitions.find(master);
+  if (it == st.master_partitions.end()) return;
+  for (const auto& [device, handle] : it->second) {
+    self->send(device, drop_partition_atom::value, handle);
+    st.partition_devices.erase(handle);
+  }
+  st.master_partitions.erase(it);
+}
+
 caf::response_promise Register(TaskSelf* self, WireRegisterPartition& reg) {
+  RecordMaster(self, reg);
   caf::response_promise promise = self->make_response_promise();
   if (reg.linked_attrs.empty()) {
     RegisterNow(self, reg, promise);
@@ -253,6 +278,8 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
                ": not signed with this cluster's secret, malformed, or too large");
     return caf::sec::unexpected_message;
   });
+  // Only masters are monitored here.
+  self->set_down_handler([self](caf::down_msg& down) { DropPartitionsOf(self, down.source); });
   return {
       [self](const WireDescribe& describe) { return Describe(self, describe); },
       [self](WireRegisterPartition& reg) { return Register(self, reg); },

@@ -34,6 +34,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "actors/cluster_spec.h"
 
@@ -75,6 +77,12 @@ struct TaskActorConfig {
   // Filled as partitions register: their device actors, by partition
   // handle, for steps that come through CAF rather than on a link.
   std::map<std::string, caf::actor> partition_devices;
+  // The partitions each master registered here (device actor, handle). The
+  // task monitors the master, and drops them when it is gone: a client that
+  // closed or died never runs them again (a master that reconnects after a
+  // cut has forgotten them and registers anew), and a parameter server
+  // serving one run after another would keep every run's graphs.
+  std::map<caf::actor_addr, std::vector<std::pair<caf::actor, std::string>>> master_partitions;
 };
 
 caf::actor SpawnTaskActor(caf::actor_system& system, TaskActorConfig config);

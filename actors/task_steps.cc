@@ -24,6 +24,11 @@ void TaskSteps::AddPartition(const std::string& handle, std::shared_ptr<Partitio
   partitions_[handle] = std::move(partition);
 }
 
+void TaskSteps::RemovePartition(const std::string& handle) {
+  std::lock_guard<std::mutex> lock(mu_);
+  partitions_.erase(handle);
+}
+
 void TaskSteps::Take(const LinkSender& from, int64_t step_id, const std::string& key, const Tensor& t) {
   if (key == kRunStepKey) {
     RunStep(from, t);

@@ -30,6 +30,8 @@ class TaskSteps {
   void SetLinks(TensorLinks* links) { links_ = links; }
   // A partition registered here (called by its device actor).
   void AddPartition(const std::string& handle, std::shared_ptr<Partition> partition);
+  // One whose master is gone; its running steps keep what they use.
+  void RemovePartition(const std::string& handle);
   // A frame whose key IsStepMessage, on a reader thread.
   void Take(const LinkSender& from, int64_t step_id, const std::string& key, const Tensor& t);
 
