@@ -89,10 +89,10 @@ using bulk_failed_atom = caf::atom_constant<caf::atom("bulkfail")>;
 // Task actor -> itself: a registration's linked tensors are all there (or
 // failed), or its wait for them ran out.
 using linked_atom = caf::atom_constant<caf::atom("linked")>;
-// Task actor -> device actor -> partition actor: the master that
-// registered a partition is gone, so the partition goes too.
-using drop_partition_atom = caf::atom_constant<caf::atom("droppart")>;
 using linked_timeout_atom = caf::atom_constant<caf::atom("linkwait")>;
+// Task actor -> device actor: the master that registered a partition is
+// gone, so the partition goes too (actors/task_actor.h).
+using drop_partition_atom = caf::atom_constant<caf::atom("droppart")>;
 
 // A client's Run, answered through `reply` (once, from a CAF thread), so
 // that no CAF thread blocks and the client waits on its own latch rather
