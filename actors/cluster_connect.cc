@@ -104,14 +104,22 @@ StatusOr<std::vector<DeviceEndpoint>> ConnectCluster(caf::actor_system& system,
     actors.emplace_back(task, actor);
   }
   // Every task connects to the tasks after it, so that each pair of tasks
-  // has its one connection before any step needs it.
+  // has its one connection before any step needs it. A connection between
+  // two tasks can fail as it opens (CAF once closed a fresh one with
+  // connection_timeout, under a loaded test suite, well inside its 5 s):
+  // a task that could not reach another is asked again until the deadline,
+  // and only connects to the peers it does not know yet.
   for (const auto& [task, actor] : actors) {
-    caf::scoped_actor self{system};
-    Status s;
-    self->request(actor, kDescribeTimeout, WireIntroduce{})
-        .receive([](const WireIntroduced&) {},
-                 [&](caf::error& e) { s = FromCafError(e).WithPrefix("introducing task " + task + ": "); });
-    TACT_RETURN_IF_ERROR(s);
+    for (;;) {
+      caf::scoped_actor self{system};
+      Status s;
+      self->request(actor, kDescribeTimeout, WireIntroduce{})
+          .receive([](const WireIntroduced&) {},
+                   [&](caf::error& e) { s = FromCafError(e).WithPrefix("introducing task " + task + ": "); });
+      if (s.ok()) break;
+      if (s.code() != Code::kUnavailable || std::chrono::steady_clock::now() >= deadline) return s;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
   }
   return endpoints;
 }
