@@ -6,26 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <fstream>
 #include <string>
 #include <thread>
 
 #include "actors/session.h"
 #include "apps/cluster/local_cluster.h"
 #include "graph/ops/all_ops.h"
+#include "tests/distributed/process_use.h"
 
 namespace tact {
 namespace {
-
-int64_t RssKib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string key;
-  int64_t kib = 0;
-  while (status >> key) {
-    if (key == "VmRSS:") status >> kib;
-  }
-  return kib;
-}
 
 TEST(ClientCyclesTest, AWorkerDropsTheGraphsOfEachClientThatHasGone) {
   apps::LocalClusterOptions c;
@@ -58,7 +48,7 @@ TEST(ClientCyclesTest, AWorkerDropsTheGraphsOfEachClientThatHasGone) {
   const pid_t worker = (*cluster)->Pid(TaskName("worker", 0));
   for (int i = 0; i < 5; ++i) client(i);  // every pool and buffer at its working size
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const int64_t before = RssKib(worker);
+  const int64_t before = test_util::UseOf(worker).rss_kib;
   constexpr int kClients = 30;
   for (int i = 0; i < kClients; ++i) {
     client(i);
@@ -66,7 +56,7 @@ TEST(ClientCyclesTest, AWorkerDropsTheGraphsOfEachClientThatHasGone) {
   }
   // The last client's partitions go once the worker sees its master gone.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const int64_t after = RssKib(worker);
+  const int64_t after = test_util::UseOf(worker).rss_kib;
   std::printf("%d clients: worker rss %lld -> %lld KiB\n", kClients, static_cast<long long>(before),
               static_cast<long long>(after));
   // 30 kept partitions would hold 30 copies of the 4 MiB Const at least.

@@ -8,33 +8,18 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
-#include <filesystem>
 #include <thread>
 
 #include "actors/session.h"
 #include "apps/cluster/local_cluster.h"
 #include "graph/ops/all_ops.h"
+#include "tests/distributed/process_use.h"
 
 namespace tact {
 namespace {
 
-struct ProcessUse {
-  int64_t fds = 0, threads = 0, rss_kib = 0;
-};
-
-ProcessUse UseOf(pid_t pid) {
-  ProcessUse u;
-  const std::string proc = "/proc/" + std::to_string(pid);
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(proc + "/fd")) ++u.fds;
-  std::ifstream status(proc + "/status");
-  std::string key;
-  while (status >> key) {
-    if (key == "Threads:") status >> u.threads;
-    if (key == "VmRSS:") status >> u.rss_kib;
-  }
-  return u;
-}
+using test_util::ProcessUse;
+using test_util::UseOf;
 
 TEST(PeerCyclesTest, AWorkerCutAndAttachedAgainLeavesItsPeerAsItWas) {
   apps::LocalClusterOptions c;
