@@ -5,7 +5,10 @@
 // the same run. The two alternate R times, so that the machine's changing
 // load falls on both alike; the JSON line gives the min, median and max of
 // each and the ratio of the medians (the cluster's share of one process's
-// speed: its fixed cost per step, and the tensors it moves between tasks).
+// speed: its fixed cost per step, and the tensors it moves between tasks),
+// and the CPU time a step takes on each side (all the cluster's processes
+// together): on a machine whose cores the cluster fills, the ratio of the
+// CPU times bounds the ratio of the speeds.
 //
 // Both sides use one compute thread per device, the setting `tact train`
 // runs the main job's cluster with: the cluster's processes already share
@@ -18,6 +21,7 @@
 #include "apps/bench/bench.h"
 #include "apps/bench/spread.h"
 #include "apps/cluster/local_cluster.h"
+#include "apps/cluster/process_cpu.h"
 #include "apps/train/trainer.h"
 
 namespace tact::apps {
@@ -34,7 +38,12 @@ struct DistributedBenchFlags {
   bool json = true;
 };
 
-StatusOr<double> ImagesPerSec(const DistributedBenchFlags& f, bool cluster) {
+struct SideResult {
+  double images_per_sec = 0;
+  double cpu_ms_per_step = 0;  // this process and its tasks, over the steps after the first tenth
+};
+
+StatusOr<SideResult> RunSide(const DistributedBenchFlags& f, bool cluster) {
   TrainOptions opt;
   opt.model.name = f.model;
   opt.data.dir = f.data;
@@ -48,8 +57,19 @@ StatusOr<double> ImagesPerSec(const DistributedBenchFlags& f, bool cluster) {
     opt.cluster.sync = true;
     opt.cluster.worker_binary = CurrentExecutable();
   }
+  // The first tenth of the steps (registration, first touches) is left
+  // out of the CPU figure.
+  const int64_t from = std::max<int64_t>(1, f.steps / 10);
+  double cpu_from = 0, cpu_to = 0;
+  opt.on_step = [&](const TrainProgress& p) {
+    if (p.step == from) cpu_from = ProcessTreeCpuSeconds();
+    if (p.step == p.total_steps) cpu_to = ProcessTreeCpuSeconds();
+  };
   TACT_ASSIGN_OR_RETURN(TrainResult r, Train(opt));
-  return r.images_per_sec;
+  SideResult side;
+  side.images_per_sec = r.images_per_sec;
+  if (f.steps > from) side.cpu_ms_per_step = (cpu_to - cpu_from) * 1000 / static_cast<double>(f.steps - from);
+  return side;
 }
 
 int RunDistributedBench(const DistributedBenchFlags& f) {
@@ -57,16 +77,17 @@ int RunDistributedBench(const DistributedBenchFlags& f) {
     std::fprintf(stderr, "tact bench distributed: --runs, --ps and --workers must be >= 1\n");
     return 1;
   }
-  std::vector<double> one, many;
+  std::vector<double> one, many, one_cpu, many_cpu;
   for (int i = 0; i < f.runs; ++i) {
     for (bool cluster : {false, true}) {
-      StatusOr<double> r = ImagesPerSec(f, cluster);
+      StatusOr<SideResult> r = RunSide(f, cluster);
       if (!r.ok()) {
         std::fprintf(stderr, "tact bench distributed: %s: %s\n", cluster ? "cluster" : "one process",
                      r.status().ToString().c_str());
         return 1;
       }
-      (cluster ? many : one).push_back(*r);
+      (cluster ? many : one).push_back(r->images_per_sec);
+      (cluster ? many_cpu : one_cpu).push_back(r->cpu_ms_per_step);
     }
   }
   const nlohmann::ordered_json j = {{"model", f.model},
@@ -76,7 +97,9 @@ int RunDistributedBench(const DistributedBenchFlags& f) {
                                     {"workers", f.workers},
                                     {"one_process_images_per_sec", Spread(one)},
                                     {"cluster_images_per_sec", Spread(many)},
-                                    {"cluster_over_one_process", Median(many) / Median(one)}};
+                                    {"cluster_over_one_process", Median(many) / Median(one)},
+                                    {"one_process_cpu_ms_per_step", Spread(one_cpu)},
+                                    {"cluster_cpu_ms_per_step", Spread(many_cpu)}};
   std::printf("%s\n", j.dump().c_str());
   return 0;
 }
