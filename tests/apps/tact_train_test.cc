@@ -152,12 +152,14 @@ std::string TrainOnCluster(const std::vector<std::string>& hosts, const std::str
   return test::RunCommand(script + runs + reports + "kill $ps $w0 $w1; wait; cat " + dir + "/*.log").out;
 }
 
-// A task of the local cluster that exits as it starts (here a stand-in
-// for tact that prints one line and exits 3; in life a port taken between
-// its choice and the bind, a crash): the run ends naming the task, its
-// exit status and what it printed, which would otherwise go with the
-// cluster's directory, instead of a bare "cannot reach task ... Connection
-// refused" after the connect timeout.
+// A task of the local cluster that exits as it starts (here the ps, run
+// by a stand-in for tact that prints one line and exits 3, while the
+// workers are the real tact; in life a port taken between its choice and
+// the bind, a crash): the run ends naming the task, its exit status and
+// what it printed, which would otherwise go with the cluster's directory,
+// instead of a bare "cannot reach task ... Connection refused" after the
+// connect timeout. Only the ps fails, so that the message can name it:
+// with every task failing, whichever exits first is named.
 TEST(TactTrainTest, ALocalTaskThatExitsAsItStartsIsNamedWithWhatItPrinted) {
   if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
     GTEST_SKIP() << "no data set at " << kDefaultDataDir;
@@ -165,7 +167,9 @@ TEST(TactTrainTest, ALocalTaskThatExitsAsItStartsIsNamedWithWhatItPrinted) {
   const std::string dir = ::testing::TempDir() + "/tact_exits_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   const std::string fake = dir + "/tact";
-  std::ofstream(fake) << "#!/bin/sh\necho \"stand-in for tact: $2 $3 $4 $5 $6 $7 cannot start\"\nexit 3\n";
+  // tact worker --cluster FILE --job JOB --task N: $5 is the job.
+  std::ofstream(fake) << "#!/bin/sh\n[ \"$5\" = ps ] || exec " << TACT_BINARY
+                      << " \"$@\"\necho \"stand-in for tact: $2 $3 $4 $5 $6 $7 cannot start\"\nexit 3\n";
   std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
   TrainOptions opt;
   opt.model.name = "mlp";
