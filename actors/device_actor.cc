@@ -70,6 +70,17 @@ StatusOr<std::shared_ptr<const Executor>> BuildPartition(const DeviceState& st,
   return std::shared_ptr<const Executor>(std::move(ex).value());
 }
 
+// Steps still running hold what they use. Unlinked first, so that the
+// partition's end is not taken for a failure of this actor.
+void DropPartition(Self* self, const std::string& handle) {
+  auto it = self->state.partitions.find(handle);
+  if (it == self->state.partitions.end()) return;
+  self->unlink_from(it->second);
+  self->send_exit(it->second, caf::exit_reason::user_shutdown);
+  self->state.partitions.erase(it);
+  if (self->state.steps != nullptr) self->state.steps->RemovePartition(handle);
+}
+
 caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
                              std::shared_ptr<RendezvousMgr> rendezvous, std::shared_ptr<TaskSteps> steps) {
   self->state.device = device;
@@ -105,17 +116,10 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
         caf::anon_send(caf::actor_cast<caf::actor>(self->current_sender()),
                        NoSuchPartition(step, "device " + self->state.device->name()));
       },
-      // Its master is gone (actors/task_actor.h). Steps still running hold
-      // what they use; unlinked first, so that the partition's end is not
-      // taken for a failure of this actor.
-      [self](drop_partition_atom, const std::string& handle) {
-        auto it = self->state.partitions.find(handle);
-        if (it == self->state.partitions.end()) return;
-        self->unlink_from(it->second);
-        self->send_exit(it->second, caf::exit_reason::user_shutdown);
-        self->state.partitions.erase(it);
-        if (self->state.steps != nullptr) self->state.steps->RemovePartition(handle);
-      },
+      // Its master is gone, or deregistered it (actors/task_actor.h).
+      [self](drop_partition_atom, const std::string& handle) { DropPartition(self, handle); },
+      // From a master in this process (a local session placed a Run again).
+      [self](const WireDeregisterPartition& d) { DropPartition(self, d.handle); },
       // An abort is for a step, whichever of the device's partitions run it.
       [self](const WireAbortStep& abort) { self->state.rendezvous->Abort(abort.step_id, abort.status); },
       [self](WireHealthPing& ping) {

@@ -209,6 +209,30 @@ void AbortStep(Self* self, int64_t step_id, const Status& status) {
 }
 
 
+// Asks the task (or local device actor) that holds each of `parts` to
+// drop it. One that has not registered yet is dropped there if it does so
+// later (its answer finds no signature, below), or refused (a linked one,
+// actors/task_actor.cc); a task lost or restarted meanwhile holds none.
+void Deregister(Self* self, const std::vector<RegisteredPartition>& parts) {
+  for (const RegisteredPartition& p : parts) {
+    const DeviceEndpoint* endpoint = Endpoint(self->state, p.device);
+    if (endpoint != nullptr) self->send(endpoint->actor, WireDeregisterPartition{p.handle});
+  }
+}
+
+// A step of `generation` has ended: the last one of a retired generation
+// takes its partitions with it.
+void StepEnded(Self* self, uint64_t generation) {
+  MasterState& st = self->state;
+  auto retired = st.retired.find(generation);
+  if (retired == st.retired.end()) return;
+  for (const auto& [id, step] : st.pending) {
+    if (step.generation == generation) return;
+  }
+  Deregister(self, retired->second);
+  st.retired.erase(retired);
+}
+
 // How long the StepDones of an aborted step may take before the master
 // stops waiting for them: a health ping's deadline, at least a second.
 std::chrono::milliseconds AbandonGrace(const MasterOptions& o) {
@@ -227,6 +251,7 @@ void AbandonStep(Self* self, int64_t step_id) {
   if (it == st.pending.end()) return;
   PendingStep step = std::move(it->second);
   st.pending.erase(it);
+  StepEnded(self, step.generation);
   if (st.options.links != nullptr) st.options.links->ForgetStep(step_id);
   std::set<std::string> silent;
   for (const RegisteredPartition& p : step.partitions) {
@@ -286,7 +311,9 @@ void RegistrationFailed(Self* self, const std::string& key, uint64_t generation,
   // Gone already if an earlier partition failed.
   if (it == self->state.signatures.end() || it->second.generation != generation) return;
   for (auto& call : it->second.waiting) call->reply(status);
-  // Forgotten, so that a later Run of the signature tries again.
+  // Forgotten, so that a later Run of the signature tries again; the
+  // partitions that did register go.
+  Retire(self, it->second);
   self->state.signatures.erase(it);
 }
 
@@ -342,7 +369,13 @@ void RegisterPartitions(Self* self, const std::string& key, SubgraphSpec spec,
             [self, key, generation, i, linked_step](WirePartitionRegistered& registered) {
               self->state.linked_registrations.erase(linked_step);
               Signature* s = FindSignature(self->state, key, generation);
-              if (s == nullptr) return;  // another partition failed, or its task was lost
+              if (s == nullptr) {
+                // Another partition failed, or a task was lost, or the Run
+                // was placed again: this one registered after its
+                // signature was forgotten, and will never run.
+                Deregister(self, {RegisteredPartition{registered.handle, caf::actor(), {}, "", registered.device}});
+                return;
+              }
               // Empty when the partition is in another process: steps then
               // go by its task's link, or through its device actor.
               if (auto* actor = std::any_cast<caf::actor>(&registered.local_partition)) {
@@ -570,6 +603,7 @@ void Replan(Self* self, const std::string& key, Signature& sig) {
     if (st.lost_tasks.count(TaskOf(plan.device)) > 0) return;  // not now: keep what runs
   }
   SubgraphSpec spec = sig.spec;
+  Retire(self, sig);
   st.signatures.erase(key);
   RegisterPartitions(self, key, std::move(spec), std::move(*plans), std::move(assignment), true);
 }
@@ -606,6 +640,7 @@ void FinishStep(Self* self, WireStepDone& done) {
   if (--step.outstanding > 0) return;
   PendingStep finished = std::move(step);
   st.pending.erase(it);
+  StepEnded(self, finished.generation);
   if (st.options.links != nullptr) st.options.links->ForgetStep(done.step_id);
   if (!finished.status.ok()) {
     finished.call->reply(finished.status);
@@ -614,6 +649,18 @@ void FinishStep(Self* self, WireStepDone& done) {
   // Ignored if the link's reader answered first.
   finished.call->reply(Answer(*finished.call, finished.fetched));
   if (finished.measured) CountMeasuredStep(self, finished.signature, finished.generation);
+}
+
+void Retire(Self* self, const Signature& sig) {
+  MasterState& st = self->state;
+  for (const auto& [id, step] : st.pending) {
+    if (step.generation == sig.generation) {
+      auto& parts = st.retired[sig.generation];
+      parts.insert(parts.end(), sig.partitions.begin(), sig.partitions.end());
+      return;
+    }
+  }
+  Deregister(self, sig.partitions);
 }
 
 bool HasLink(const MasterState& st, const DeviceEndpoint& d) {

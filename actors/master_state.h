@@ -103,6 +103,10 @@ struct MasterState {
   // finished; and the signature each belongs to, for a send that fails.
   int64_t next_linked_step = -1;
   std::map<int64_t, std::pair<std::string, uint64_t>> linked_registrations;
+  // The partitions of forgotten signatures (placed again, or a task they
+  // spanned lost), by generation, until the steps still running on them
+  // end; then each is deregistered where it lives (actors/master.cc).
+  std::map<uint64_t, std::vector<RegisteredPartition>> retired;
   std::map<uint64_t, ParkedRun> parked;
   uint64_t next_parked = 1;
   bool closed = false;
@@ -127,6 +131,10 @@ void SendByLink(Self* self, const DeviceEndpoint& d, int64_t step_id, const std:
 
 // A partition's answer; the last one of a step answers the client.
 void FinishStep(Self* self, WireStepDone& done);
+
+// The signature `sig` is being forgotten: its partitions are deregistered
+// where they live, now or once the last step running on them has ended.
+void Retire(Self* self, const Signature& sig);
 
 // A Run from the start (a signature it waited for was dropped).
 void RunAgain(Self* self, std::shared_ptr<RunCall> call);

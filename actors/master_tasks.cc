@@ -74,6 +74,7 @@ void TaskLost(Self* self, std::string task, Status why) {
       continue;
     }
     for (auto& call : it->second.waiting) unregistered.push_back(std::move(call));
+    Retire(self, it->second);  // its partitions on the tasks that stay
     it = st.signatures.erase(it);
   }
   // Not started yet: each waits for the task (or fails at once without

@@ -4,7 +4,7 @@
 //   client --RunCall--> master --RunStep, AbortStep--> partition --StepDone--> master
 //                          |                              ^
 //                          +--RegisterPartition--> device actor (spawns partitions
-//                          |                          and their endpoints; answers
+//                          |  DeregisterPartition     and their endpoints; answers
 //                          |                          PartitionRegistered)
 //                          +--task lost / back--> supervisor --restart--> master
 //
@@ -91,7 +91,7 @@ using bulk_failed_atom = caf::atom_constant<caf::atom("bulkfail")>;
 using linked_atom = caf::atom_constant<caf::atom("linked")>;
 using linked_timeout_atom = caf::atom_constant<caf::atom("linkwait")>;
 // Task actor -> device actor: the master that registered a partition is
-// gone, so the partition goes too (actors/task_actor.h).
+// gone, or has deregistered it, so the partition goes (actors/task_actor.h).
 using drop_partition_atom = caf::atom_constant<caf::atom("droppart")>;
 
 // A client's Run, answered through `reply` (once, from a CAF thread), so
@@ -147,6 +147,8 @@ namespace tact {
 //                            the handle (a graph without a kernel, a wrong
 //                            device, a handle registered twice);
 //   WireHealthPing        -> the same ping, with this task's incarnation.
+// WireDeregisterPartition (from a master in this process) and
+// drop_partition_atom (from its task actor) end a partition.
 // Its partitions share `rendezvous` with every other partition of this
 // task, and a worker's take RunSteps from its links through `steps`.
 caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t incarnation,

@@ -1,5 +1,6 @@
 #include "actors/task_actor.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -71,6 +72,7 @@ std::set<std::string> PeerTasksOf(const TaskActorConfig& st, const GraphDef& gra
 // (actors/bulk_transfer.h), waiting for them.
 struct LinkedRegistration {
   WireRegisterPartition reg;
+  caf::actor_addr master;  // who registers it: gone, or deregistered it, by the time the tensors arrive?
   caf::response_promise promise;
   std::mutex mu;  // guards what the link's threads fill in
   size_t left = 0;
@@ -117,10 +119,21 @@ void RegisterNow(TaskSelf* self, WireRegisterPartition& reg, caf::response_promi
   promise.delegate(device->second, std::move(reg));
 }
 
+// Whether `master` registered `handle` here and has not deregistered it.
+bool Recorded(const TaskActorConfig& st, const caf::actor_addr& master, const std::string& handle) {
+  auto it = st.master_partitions.find(master);
+  return it != st.master_partitions.end() &&
+         std::any_of(it->second.begin(), it->second.end(), [&](const auto& p) { return p.second == handle; });
+}
+
 // The linked tensors are all there, or one failed (or the wait ran out).
 void LinkedArrived(TaskSelf* self, const std::shared_ptr<LinkedRegistration>& pending) {
   self->state.rendezvous->Release(pending->reg.linked_step);
   Status s = pending->status;
+  // Registered now, it would stay: nothing would drop it again.
+  if (s.ok() && pending->master && !Recorded(self->state, pending->master, pending->reg.handle)) {
+    s = errors::Cancelled("its master deregistered it, or has gone, while its tensors arrived");
+  }
   for (const auto& [key, tensor] : pending->arrived) {
     if (s.ok()) s = PutLinkedAttr(&pending->reg.graph, key, tensor);
   }
@@ -132,15 +145,44 @@ void LinkedArrived(TaskSelf* self, const std::shared_ptr<LinkedRegistration>& pe
 }
 
 // Notes who registered the partition, so that it goes when its master
-// does (TaskActorConfig::master_partitions).
-void RecordMaster(TaskSelf* self, const WireRegisterPartition& reg) {
+// does (TaskActorConfig::master_partitions), and returns that master.
+caf::actor_addr RecordMaster(TaskSelf* self, const WireRegisterPartition& reg) {
   TaskActorConfig& st = self->state;
   const caf::actor master = caf::actor_cast<caf::actor>(self->current_sender());
   auto device = st.devices.find(reg.device);
-  if (!master || device == st.devices.end()) return;
+  if (!master || device == st.devices.end()) return caf::actor_addr();
   auto& handles = st.master_partitions[master.address()];
   if (handles.empty()) self->monitor(master);
   handles.emplace_back(device->second, reg.handle);
+  return master.address();
+}
+
+// The master that registered `d.handle` will run it no more. A handle
+// that another master registered is not this one's to drop; one unknown
+// (its registration failed) needs nothing.
+void Deregister(TaskSelf* self, const WireDeregisterPartition& d) {
+  TaskActorConfig& st = self->state;
+  auto mine = st.master_partitions.find(self->current_sender() ? self->current_sender()->address()
+                                                                : caf::actor_addr());
+  if (mine != st.master_partitions.end()) {
+    auto& handles = mine->second;
+    auto it = std::find_if(handles.begin(), handles.end(), [&](const auto& p) { return p.second == d.handle; });
+    if (it != handles.end()) {
+      self->send(it->first, drop_partition_atom::value, d.handle);
+      st.partition_devices.erase(d.handle);
+      handles.erase(it);
+      return;
+    }
+  }
+  for (const auto& [master, handles] : st.master_partitions) {
+    for (const auto& p : handles) {
+      if (p.second == d.handle) {
+        LogWarning("tact worker ", st.task, ": refused to deregister partition '", d.handle,
+                   "' for a master that did not register it");
+        return;
+      }
+    }
+  }
 }
 
 // The master is gone: its partitions here go too.
@@ -156,7 +198,7 @@ void DropPartitionsOf(TaskSelf* self, const caf::actor_addr& master) {
 }
 
 caf::response_promise Register(TaskSelf* self, WireRegisterPartition& reg) {
-  RecordMaster(self, reg);
+  const caf::actor_addr master = RecordMaster(self, reg);
   caf::response_promise promise = self->make_response_promise();
   if (reg.linked_attrs.empty()) {
     RegisterNow(self, reg, promise);
@@ -164,6 +206,7 @@ caf::response_promise Register(TaskSelf* self, WireRegisterPartition& reg) {
   }
   auto pending = std::make_shared<LinkedRegistration>();
   pending->promise = promise;
+  pending->master = master;
   pending->left = reg.linked_attrs.size();
   const std::vector<std::string> keys = reg.linked_attrs;
   const int64_t linked_step = reg.linked_step;
@@ -283,6 +326,7 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
   return {
       [self](const WireDescribe& describe) { return Describe(self, describe); },
       [self](WireRegisterPartition& reg) { return Register(self, reg); },
+      [self](const WireDeregisterPartition& d) { Deregister(self, d); },
       [self](linked_atom, const std::shared_ptr<LinkedRegistration>& pending) {
         LinkedArrived(self, pending);
       },

@@ -5,6 +5,8 @@
 //   WireDescribe                   -> WireTaskInfo, once the proof shows
 //                                     the cluster's secret (master)
 //   WireRegisterPartition          -> the partition actor (master)
+//   WireDeregisterPartition        -> nothing; the partition goes, if the
+//                                     sender registered it (master)
 //   WireIntroduce                  -> WireIntroduced, once connected to every
 //                                     task whose name sorts after this
 //                                     one's, after dropping the tasks in
@@ -77,11 +79,12 @@ struct TaskActorConfig {
   // Filled as partitions register: their device actors, by partition
   // handle, for steps that come through CAF rather than on a link.
   std::map<std::string, caf::actor> partition_devices;
-  // The partitions each master registered here (device actor, handle). The
-  // task monitors the master, and drops them when it is gone: a client that
-  // closed or died never runs them again (a master that reconnects after a
-  // cut has forgotten them and registers anew), and a parameter server
-  // serving one run after another would keep every run's graphs.
+  // The partitions each master registered here (device actor, handle), until
+  // it deregisters them. The task monitors the master, and drops them when
+  // it is gone: a client that closed or died never runs them again (a
+  // master that reconnects after a cut has forgotten them and registers
+  // anew), and a parameter server serving one run after another would keep
+  // every run's graphs.
   std::map<caf::actor_addr, std::vector<std::pair<caf::actor, std::string>>> master_partitions;
 };
 

@@ -229,6 +229,21 @@ Status Decode(std::string_view bytes, WirePartitionRegistered* m) {
   });
 }
 
+StatusOr<std::string> Encode(const WireDeregisterPartition& m) {
+  return Build<schema::DeregisterPartition>("DeregisterPartition", [&](auto out) {
+    out.setHandle(m.handle);
+    return Status::OK();
+  });
+}
+
+Status Decode(std::string_view bytes, WireDeregisterPartition* m) {
+  return Parse<schema::DeregisterPartition>(bytes, "DeregisterPartition", [&](auto in, size_t) {
+    m->handle = in.getHandle();
+    if (m->handle.empty()) return errors::InvalidArgument("a DeregisterPartition must name a partition");
+    return Status::OK();
+  });
+}
+
 StatusOr<std::string> Encode(const WireFailure& m) {
   return Build<schema::Failure>("Failure", [&](auto out) {
     StatusToProto(m.status, out.initStatus());

@@ -38,6 +38,10 @@ struct WireRegisterPartition {
   std::vector<std::string> linked_attrs;
 };
 
+struct WireDeregisterPartition {
+  std::string handle;
+};
+
 struct WireRunStep {
   int64_t step_id = 0;
   std::string handle;
@@ -120,6 +124,7 @@ struct WireHello {
 };
 
 StatusOr<std::string> Encode(const WireRegisterPartition& m);
+StatusOr<std::string> Encode(const WireDeregisterPartition& m);
 StatusOr<std::string> Encode(const WireRunStep& m);
 StatusOr<std::string> Encode(const WireStepDone& m);
 StatusOr<std::string> Encode(const WireRendezvousTensor& m);
@@ -134,6 +139,7 @@ StatusOr<std::string> Encode(const WireIntroduced& m);
 StatusOr<std::string> Encode(const WireHello& m);
 
 Status Decode(std::string_view bytes, WireRegisterPartition* m);
+Status Decode(std::string_view bytes, WireDeregisterPartition* m);
 Status Decode(std::string_view bytes, WireRunStep* m);
 Status Decode(std::string_view bytes, WireStepDone* m);
 Status Decode(std::string_view bytes, WireRendezvousTensor* m);

@@ -61,6 +61,7 @@ caf::error Load(caf::deserializer& f, T& x, const char* type) {
   caf::error inspect(caf::serializer& f, T& x) { return Save(f, x, "tact::" #T); }  \
   caf::error inspect(caf::deserializer& f, T& x) { return Load(f, x, "tact::" #T); }
 TACT_WIRE_DEFINE(WireRegisterPartition)
+TACT_WIRE_DEFINE(WireDeregisterPartition)
 TACT_WIRE_DEFINE(WireRunStep)
 TACT_WIRE_DEFINE(WireStepDone)
 TACT_WIRE_DEFINE(WireRendezvousTensor)
@@ -96,6 +97,7 @@ Status FromCafError(const caf::error& e) {
 
 void AddRuntimeMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<WireRegisterPartition>("tact::WireRegisterPartition");
+  cfg.add_message_type<WireDeregisterPartition>("tact::WireDeregisterPartition");
   cfg.add_message_type<WireRunStep>("tact::WireRunStep");
   cfg.add_message_type<WireStepDone>("tact::WireStepDone");
   cfg.add_message_type<WireRendezvousTensor>("tact::WireRendezvousTensor");

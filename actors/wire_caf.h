@@ -39,6 +39,7 @@ Status FromCafError(const caf::error& e);
     return f(caf::meta::type_name("tact::" #T));                         \
   }
 TACT_WIRE_INSPECT(WireRegisterPartition)
+TACT_WIRE_INSPECT(WireDeregisterPartition)
 TACT_WIRE_INSPECT(WireRunStep)
 TACT_WIRE_INSPECT(WireStepDone)
 TACT_WIRE_INSPECT(WireRendezvousTensor)

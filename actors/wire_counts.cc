@@ -10,10 +10,10 @@ namespace {
 
 // The types that cross between processes (schemas/runtime.capnp), those
 // of every step first: CountDecode looks a type up by a linear search.
-constexpr std::array<const char*, 14> kTypes = {
+constexpr std::array<const char*, 15> kTypes = {
     "LinkFrame", "RunStep",   "StepDone",   "RendezvousTensor", "AbortStep",         "HealthPing",
     "TaskInfo",  "Describe",  "Introduce",  "Introduced",       "Hello",             "RegisterPartition",
-    "PartitionRegistered",    "Failure"};
+    "PartitionRegistered",    "DeregisterPartition",            "Failure"};
 
 std::array<std::atomic<uint64_t>, kTypes.size()> decoded{};
 std::atomic<uint64_t> refused{0};

@@ -110,6 +110,14 @@ struct PartitionRegistered {
   device @1 :Text;
 }
 
+# Master -> the task (or local device) that registered a partition: the
+# master will send it no more steps (the Run's signature was placed again,
+# or a task it spanned was lost), so its graph, kernels and Consts go. A
+# master that has gone needs none: its tasks drop what it registered.
+struct DeregisterPartition {
+  handle @0 :Text;
+}
+
 # Any actor -> the actor whose request failed: why. A failed reply between
 # processes (a refused registration, a refused Hello) carries one of these
 # as its CAF error's payload (actors/wire_caf.h).

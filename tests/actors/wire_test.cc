@@ -91,6 +91,15 @@ TEST(WireTest, EveryMessageRoundTrips) {
   ASSERT_TRUE(Decode(*Encode(ab), &ab2).ok());
   EXPECT_EQ(ab2.status, ab.status);
 
+  WireDeregisterPartition dr{"partition_3f2a_17"};
+  WireDeregisterPartition dr2;
+  ASSERT_TRUE(Decode(*Encode(dr), &dr2).ok());
+  EXPECT_EQ(dr2.handle, dr.handle);
+  // One that names no partition would drop nothing: refused, saying so.
+  Status no_handle = Decode(*Encode(WireDeregisterPartition{}), &dr2);
+  EXPECT_EQ(no_handle.code(), Code::kInvalidArgument) << no_handle.ToString();
+  EXPECT_NE(no_handle.message().find("DeregisterPartition"), std::string::npos) << no_handle.ToString();
+
   WireHealthPing hp{5, 123456, 2};
   WireHealthPing hp2;
   ASSERT_TRUE(Decode(*Encode(hp), &hp2).ok());
