@@ -255,6 +255,45 @@ TEST_F(RogueTest, MalformedAndOversizeMessagesAreRefused) {
   EXPECT_NE(cluster_->Log(kTask0).find("\"refused\":2}"), std::string::npos) << cluster_->Log(kTask0);
 }
 
+// A master deregisters only what it registered (actors/task_actor.cc): a
+// second master on the same cluster that names another's partition is
+// refused, and the partition runs on; its own master's deregistration
+// drops it, and a step sent to it then finds none. Real Cap'n Proto bytes
+// both ways.
+TEST_F(RogueTest, AMasterDeregistersOnlyWhatItRegistered) {
+  Connect(/*junk=*/false);
+  Scope s = Scope::NewRootScope();
+  Const(s.WithOpName("c"), Tensor::Scalar<float>(7));
+  WireRegisterPartition reg;
+  reg.handle = "partition_rogue_1";
+  reg.device = kTask0 + "/device:CPU:0";
+  reg.graph = *s.ToGraphDef();
+  caf::scoped_actor owner{*system_}, other{*system_};
+  std::string registered;
+  owner->request(task_, 5s, reg).receive([&](WirePartitionRegistered& r) { registered = r.handle; },
+                                         [&](caf::error& e) { ADD_FAILURE() << FromCafError(e).ToString(); });
+  ASSERT_EQ(registered, reg.handle);
+  // A step through the task actor (no tensor link here): its StepDone.
+  auto step = [&](int64_t id) {
+    owner->send(task_, WireRunStep{id, reg.handle, {}, false, {}, 0, 0});
+    Status status = errors::Internal("no StepDone for step ", id);
+    owner->receive([&](WireStepDone& done) { status = done.status; },
+                   caf::after(std::chrono::seconds(5)) >> [] {});
+    return status;
+  };
+  ASSERT_TRUE(step(1).ok());
+
+  other->send(task_, WireDeregisterPartition{reg.handle});
+  EXPECT_TRUE(LogShows(*cluster_, "refused to deregister partition 'partition_rogue_1'")) << cluster_->Log(kTask0);
+  EXPECT_TRUE(step(2).ok()) << "another master's DeregisterPartition dropped the partition";
+
+  owner->send(task_, WireDeregisterPartition{reg.handle});
+  const Status gone = step(3);
+  EXPECT_EQ(gone.code(), Code::kNotFound) << gone.ToString();
+  EXPECT_NE(gone.message().find("no partition 'partition_rogue_1'"), std::string::npos) << gone.ToString();
+  ExpectServes(*cluster_);
+}
+
 }  // namespace
 }  // namespace tact
 
