@@ -373,7 +373,8 @@ void RegisterPartitions(Self* self, const std::string& key, SubgraphSpec spec,
                 // Another partition failed, or a task was lost, or the Run
                 // was placed again: this one registered after its
                 // signature was forgotten, and will never run.
-                Deregister(self, {RegisteredPartition{registered.handle, caf::actor(), {}, "", registered.device}});
+                Deregister(self,
+                           {RegisteredPartition{registered.handle, caf::actor(), {}, "", registered.device}});
                 return;
               }
               // Empty when the partition is in another process: steps then

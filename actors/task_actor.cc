@@ -166,7 +166,8 @@ void Deregister(TaskSelf* self, const WireDeregisterPartition& d) {
                                                                 : caf::actor_addr());
   if (mine != st.master_partitions.end()) {
     auto& handles = mine->second;
-    auto it = std::find_if(handles.begin(), handles.end(), [&](const auto& p) { return p.second == d.handle; });
+    auto it = std::find_if(handles.begin(), handles.end(),
+                           [&](const auto& p) { return p.second == d.handle; });
     if (it != handles.end()) {
       self->send(it->first, drop_partition_atom::value, d.handle);
       st.partition_devices.erase(d.handle);

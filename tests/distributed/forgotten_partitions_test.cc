@@ -59,7 +59,8 @@ TEST(ForgottenPartitionsTest, AWorkerDropsWhatItsMasterRegisteredAgainAfterItsPe
         return;
       }
       ASSERT_EQ(out.status().code(), Code::kUnavailable) << "cycle " << i << ": " << out.status().ToString();
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "cycle " << i << ": " << out.status().ToString();
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+          << "cycle " << i << ": " << out.status().ToString();
     }
   };
   for (int i = 0; i < 5; ++i) cycle(i);  // every pool and buffer at its working size

@@ -284,7 +284,8 @@ TEST_F(RogueTest, AMasterDeregistersOnlyWhatItRegistered) {
   ASSERT_TRUE(step(1).ok());
 
   other->send(task_, WireDeregisterPartition{reg.handle});
-  EXPECT_TRUE(LogShows(*cluster_, "refused to deregister partition 'partition_rogue_1'")) << cluster_->Log(kTask0);
+  EXPECT_TRUE(LogShows(*cluster_, "refused to deregister partition 'partition_rogue_1'"))
+      << cluster_->Log(kTask0);
   EXPECT_TRUE(step(2).ok()) << "another master's DeregisterPartition dropped the partition";
 
   owner->send(task_, WireDeregisterPartition{reg.handle});
