@@ -122,6 +122,28 @@ TEST_F(RuntimeActorsTest, RegisteredPartitionRunsStepsAndReturnsFetches) {
   }
 }
 
+// A master in this process deregisters a partition with the device actor
+// itself (a local session's Run placed again): the partition actor ends,
+// and a step sent by handle through the device actor finds none. Another
+// partition of the device runs on.
+TEST_F(RuntimeActorsTest, ADeregisteredPartitionEndsAndRunsNoMoreSteps) {
+  auto p = Register(SquarePlusOne("p1"));
+  auto q = Register(SquarePlusOne("p2"));
+  ASSERT_TRUE(p.ok() && q.ok());
+  ASSERT_TRUE(Step(*p, WireRunStep{31, "p1", {{"x:0", Tensor::Scalar<float>(2)}}, false, {}}).status.ok());
+  caf::scoped_actor self{*system_};
+  self->monitor(*p);
+  self->send(device_actor_, WireDeregisterPartition{"p1"});
+  bool ended = false;
+  self->receive([&](caf::down_msg& down) { ended = down.source == p->address(); }, caf::after(10s) >> [] {});
+  EXPECT_TRUE(ended) << "the partition actor did not end";
+  WireStepDone gone = Step(device_actor_, WireRunStep{32, "p1", {{"x:0", Tensor::Scalar<float>(2)}}, false, {}});
+  EXPECT_EQ(gone.status.code(), Code::kNotFound) << gone.status.ToString();
+  WireStepDone other = Step(*q, WireRunStep{33, "p2", {{"x:0", Tensor::Scalar<float>(3)}}, false, {}});
+  ASSERT_TRUE(other.status.ok()) << other.status.ToString();
+  EXPECT_EQ(other.fetched[0].second.data<float>()[0], 10.0f);
+}
+
 // A master that resends a step (after a lost connection) must not run it
 // twice: the partition answers the first delivery only.
 TEST_F(RuntimeActorsTest, StepDeliveredTwiceRunsOnce) {
