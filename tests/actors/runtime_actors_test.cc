@@ -137,7 +137,8 @@ TEST_F(RuntimeActorsTest, ADeregisteredPartitionEndsAndRunsNoMoreSteps) {
   bool ended = false;
   self->receive([&](caf::down_msg& down) { ended = down.source == p->address(); }, caf::after(10s) >> [] {});
   EXPECT_TRUE(ended) << "the partition actor did not end";
-  WireStepDone gone = Step(device_actor_, WireRunStep{32, "p1", {{"x:0", Tensor::Scalar<float>(2)}}, false, {}});
+  WireStepDone gone =
+      Step(device_actor_, WireRunStep{32, "p1", {{"x:0", Tensor::Scalar<float>(2)}}, false, {}});
   EXPECT_EQ(gone.status.code(), Code::kNotFound) << gone.status.ToString();
   WireStepDone other = Step(*q, WireRunStep{33, "p2", {{"x:0", Tensor::Scalar<float>(3)}}, false, {}});
   ASSERT_TRUE(other.status.ok()) << other.status.ToString();
