@@ -208,7 +208,6 @@ void AbortStep(Self* self, int64_t step_id, const Status& status) {
   }
 }
 
-
 // Asks the task (or local device actor) that holds each of `parts` to
 // drop it. One that has not registered yet is dropped there if it does so
 // later (its answer finds no signature, below), or refused (a linked one,

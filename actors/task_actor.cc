@@ -72,7 +72,7 @@ std::set<std::string> PeerTasksOf(const TaskActorConfig& st, const GraphDef& gra
 // (actors/bulk_transfer.h), waiting for them.
 struct LinkedRegistration {
   WireRegisterPartition reg;
-  caf::actor_addr master;  // who registers it: gone, or deregistered it, by the time the tensors arrive?
+  caf::actor_addr master;  // who asked: LinkedArrived checks that it still holds the registration
   caf::response_promise promise;
   std::mutex mu;  // guards what the link's threads fill in
   size_t left = 0;
@@ -151,15 +151,16 @@ caf::actor_addr RecordMaster(TaskSelf* self, const WireRegisterPartition& reg) {
   const caf::actor master = caf::actor_cast<caf::actor>(self->current_sender());
   auto device = st.devices.find(reg.device);
   if (!master || device == st.devices.end()) return caf::actor_addr();
-  auto& handles = st.master_partitions[master.address()];
-  if (handles.empty()) self->monitor(master);
-  handles.emplace_back(device->second, reg.handle);
+  // Monitored once: its entry stays, emptied or not, until it is gone.
+  auto [entry, fresh] = st.master_partitions.try_emplace(master.address());
+  if (fresh) self->monitor(master);
+  entry->second.emplace_back(device->second, reg.handle);
   return master.address();
 }
 
 // The master that registered `d.handle` will run it no more. A handle
 // that another master registered is not this one's to drop; one unknown
-// (its registration failed) needs nothing.
+// (its registration failed, or it was dropped already) needs nothing.
 void Deregister(TaskSelf* self, const WireDeregisterPartition& d) {
   TaskActorConfig& st = self->state;
   auto mine = st.master_partitions.find(self->current_sender() ? self->current_sender()->address()
