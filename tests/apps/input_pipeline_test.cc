@@ -17,7 +17,14 @@ bool HaveData() {
 }
 
 // One epoch of the mlp with the defaults a user gets (Adam, batch 100):
-// the feed path reaches 0.846-0.858 over seeds 1-4 (docs/control_flow.md).
+// the feed path reaches 0.846-0.858 over seeds 1-4 (docs/input_ops.md).
+// The pipeline's order of examples varies from run to run (its readers
+// and queue runners are threads), and so does its accuracy: 0.839-0.858
+// in the runs recorded there and 0.836-0.858 in 50 later ones, but once
+// 0.8299 in a full test run (session 17), under 0.83. Hence 0.82, below
+// that spread and still well above what a pipeline that fed wrong labels
+// or a fraction of the set would reach in one epoch.
+constexpr double kOneEpochAccuracy = 0.82;
 TEST(InputPipelineTest, OneEpochInOneProcessReachesTheFeedPathsAccuracy) {
   if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
   TrainOptions opt;
@@ -27,7 +34,7 @@ TEST(InputPipelineTest, OneEpochInOneProcessReachesTheFeedPathsAccuracy) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->input, "pipeline");
   EXPECT_EQ(r->steps, 600);
-  EXPECT_GT(r->test_accuracy, 0.83) << "train loss " << r->train_loss;
+  EXPECT_GT(r->test_accuracy, kOneEpochAccuracy) << "train loss " << r->train_loss;
 }
 
 // The same on two devices of one process, the placer choosing where the
@@ -41,7 +48,7 @@ TEST(InputPipelineTest, OneEpochOnTwoDevicesReachesTheFeedPathsAccuracy) {
   StatusOr<TrainResult> r = Train(opt);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->steps, 600);
-  EXPECT_GT(r->test_accuracy, 0.83) << "train loss " << r->train_loss;
+  EXPECT_GT(r->test_accuracy, kOneEpochAccuracy) << "train loss " << r->train_loss;
 }
 
 TEST(InputPipelineTest, OneEpochOnTwoWorkerProcessesReachesTheFeedPathsAccuracy) {
@@ -55,7 +62,7 @@ TEST(InputPipelineTest, OneEpochOnTwoWorkerProcessesReachesTheFeedPathsAccuracy)
   StatusOr<TrainResult> r = Train(opt);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->workers, 2);
-  EXPECT_GT(r->test_accuracy, 0.83) << "train loss " << r->train_loss;
+  EXPECT_GT(r->test_accuracy, kOneEpochAccuracy) << "train loss " << r->train_loss;
 }
 
 // Each tower's readers and queues are on its own worker, and its
