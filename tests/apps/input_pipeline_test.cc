@@ -22,8 +22,8 @@ bool HaveData() {
 // and queue runners are threads), and so does its accuracy: 0.839-0.858
 // in the runs recorded there and 0.836-0.858 in 50 later ones, but once
 // 0.8299 in a full test run (session 17), under 0.83. Hence 0.82, below
-// that spread and still well above what a pipeline that fed wrong labels
-// or a fraction of the set would reach in one epoch.
+// that spread; labels fed out of step with their images would leave the
+// model near chance (0.1).
 constexpr double kOneEpochAccuracy = 0.82;
 TEST(InputPipelineTest, OneEpochInOneProcessReachesTheFeedPathsAccuracy) {
   if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
