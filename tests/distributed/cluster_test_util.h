@@ -4,9 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "actors/session.h"
 #include "apps/cluster/local_cluster.h"
@@ -35,6 +39,26 @@ inline std::unique_ptr<Session> Connect(const apps::LocalCluster& cluster, const
   Status s = (*session)->Extend(graph);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return std::move(session).value();
+}
+
+// Cuts every connection of `task` (SIGUSR1 to its `tact worker`), then
+// runs `fetch` until a step passes, within 20 s, and returns that step's
+// value. The steps that fail meanwhile are the ones the cut broke, or ones
+// started before the master saw it (Unavailable); any other error is
+// returned as it is. The session needs supervision.task_wait_ms, so that a
+// Run waits for the cut task to be attached again.
+inline StatusOr<Tensor> CutThenRun(apps::LocalCluster& cluster, const std::string& task, Session& session,
+                                   const std::string& fetch) {
+  TACT_RETURN_IF_ERROR(cluster.Signal(task, SIGUSR1));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (;;) {
+    StatusOr<std::vector<Tensor>> out = session.Run({}, {fetch}, {});
+    if (out.ok()) return out->at(0);
+    if (out.status().code() != Code::kUnavailable) return out.status();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return out.status().WithPrefix("no step passed within 20 s of the cut: ");
+    }
+  }
 }
 
 }  // namespace tact::test_util

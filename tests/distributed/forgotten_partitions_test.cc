@@ -5,26 +5,20 @@
 // until the client went (before session 20). A worker that stays while its
 // peer is cut again and again now keeps its size.
 #include <gtest/gtest.h>
-#include <signal.h>
-
 #include <chrono>
 #include <string>
 #include <thread>
 
-#include "actors/session.h"
-#include "apps/cluster/local_cluster.h"
 #include "graph/ops/all_ops.h"
+#include "tests/distributed/cluster_test_util.h"
 #include "tests/distributed/process_use.h"
 
 namespace tact {
 namespace {
 
 TEST(ForgottenPartitionsTest, AWorkerDropsWhatItsMasterRegisteredAgainAfterItsPeerWasLost) {
-  apps::LocalClusterOptions c;
-  c.binary = TACT_BINARY;
-  c.jobs = {{"worker", 2}};
-  auto cluster = apps::LocalCluster::Start(c);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  auto cluster = test_util::StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
   const std::string w0 = TaskName("worker", 0), w1 = TaskName("worker", 1);
   // A 4 MiB Const on worker 0, summed there and fetched through worker 1:
   // the Run spans both workers, and a partition kept on worker 0 shows in
@@ -38,34 +32,21 @@ TEST(ForgottenPartitionsTest, AWorkerDropsWhatItsMasterRegisteredAgainAfterItsPe
   Identity(s.WithDevice("/job:worker/task:1").WithOpName("out"), sum);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   SessionOptions o;
-  o.cluster = (*cluster)->spec();
-  o.cluster_secret = (*cluster)->secret();
   o.supervision.task_wait_ms = 10000;  // a Run waits for the cut task to be attached again
-  auto session = Session::Create(o);
-  ASSERT_TRUE(session.ok()) << session.status().ToString();
-  ASSERT_TRUE((*session)->Extend(*s.ToGraphDef()).ok());
+  auto session = test_util::Connect(*cluster, *s.ToGraphDef(), o);
+  ASSERT_NE(session, nullptr);
 
-  // Cuts worker 1's connections, then runs until a step passes: the master
-  // has lost worker 1, forgotten the Run's partitions on both workers, and
-  // registered them again.
+  // After each cut the master has lost worker 1, forgotten the Run's
+  // partitions on both workers, and registered them again.
   auto cycle = [&](int i) {
-    ASSERT_TRUE((*cluster)->Signal(w1, SIGUSR1).ok());
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    for (;;) {
-      auto out = (*session)->Run({}, {"out:0"}, {});
-      if (out.ok()) {
-        // Every partial sum is an integer below 2^24: exact in any order.
-        ASSERT_EQ(out->at(0).scalar<float>(), 3145722.0f) << "cycle " << i;
-        return;
-      }
-      ASSERT_EQ(out.status().code(), Code::kUnavailable) << "cycle " << i << ": " << out.status().ToString();
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline)
-          << "cycle " << i << ": " << out.status().ToString();
-    }
+    StatusOr<Tensor> out = test_util::CutThenRun(*cluster, w1, *session, "out:0");
+    ASSERT_TRUE(out.ok()) << "cycle " << i << ": " << out.status().ToString();
+    // Every partial sum is an integer below 2^24: exact in any order.
+    ASSERT_EQ(out->scalar<float>(), 3145722.0f) << "cycle " << i;
   };
   for (int i = 0; i < 5; ++i) cycle(i);  // every pool and buffer at its working size
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const pid_t worker = (*cluster)->Pid(w0);
+  const pid_t worker = cluster->Pid(w0);
   const int64_t before = test_util::UseOf(worker).rss_kib;
   constexpr int kCycles = 30;
   for (int i = 0; i < kCycles; ++i) {

@@ -4,15 +4,13 @@
 // two workers), the other worker's open files, threads and memory are
 // where they were.
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <thread>
 
-#include "actors/session.h"
-#include "apps/cluster/local_cluster.h"
 #include "graph/ops/all_ops.h"
+#include "tests/distributed/cluster_test_util.h"
 #include "tests/distributed/process_use.h"
 
 namespace tact {
@@ -22,11 +20,8 @@ using test_util::ProcessUse;
 using test_util::UseOf;
 
 TEST(PeerCyclesTest, AWorkerCutAndAttachedAgainLeavesItsPeerAsItWas) {
-  apps::LocalClusterOptions c;
-  c.binary = TACT_BINARY;
-  c.jobs = {{"worker", 2}};
-  auto cluster = apps::LocalCluster::Start(c);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  auto cluster = test_util::StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
   const std::string w0 = TaskName("worker", 0), w1 = TaskName("worker", 1);
   // A tensor from worker 1 to worker 0 and back: each step uses the link
   // from worker 1 into worker 0 that every cut breaks.
@@ -35,29 +30,17 @@ TEST(PeerCyclesTest, AWorkerCutAndAttachedAgainLeavesItsPeerAsItWas) {
   auto y = Identity(s.WithDevice("/job:worker/task:0"), x);
   Size(s.WithDevice("/job:worker/task:1").WithOpName("n"), y);
   SessionOptions o;
-  o.cluster = (*cluster)->spec();
-  o.cluster_secret = (*cluster)->secret();
   o.supervision.task_wait_ms = 10000;  // a Run waits for the cut task to be attached again
-  auto session = Session::Create(o);
-  ASSERT_TRUE(session.ok()) << session.status().ToString();
-  ASSERT_TRUE((*session)->Extend(*s.ToGraphDef()).ok());
+  auto session = test_util::Connect(*cluster, *s.ToGraphDef(), o);
+  ASSERT_NE(session, nullptr);
 
   auto cycle = [&](int i) {
-    ASSERT_TRUE((*cluster)->Signal(w1, SIGUSR1).ok());  // cuts every connection of worker 1
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    for (;;) {
-      auto out = (*session)->Run({}, {"n:0"}, {});
-      if (out.ok()) {
-        ASSERT_EQ(out->at(0).scalar<int32_t>(), 1024) << "cycle " << i;
-        return;
-      }
-      // The step the cut broke, or one started before the master saw it.
-      ASSERT_EQ(out.status().code(), Code::kUnavailable) << "cycle " << i << ": " << out.status().ToString();
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "cycle " << i << ": " << out.status().ToString();
-    }
+    StatusOr<Tensor> n = test_util::CutThenRun(*cluster, w1, *session, "n:0");
+    ASSERT_TRUE(n.ok()) << "cycle " << i << ": " << n.status().ToString();
+    ASSERT_EQ(n->scalar<int32_t>(), 1024) << "cycle " << i;
   };
   for (int i = 0; i < 20; ++i) cycle(i);  // every pool and buffer at its working size
-  const pid_t peer = (*cluster)->Pid(w0);
+  const pid_t peer = cluster->Pid(w0);
   const ProcessUse before = UseOf(peer);
   const int kCycles = std::getenv("TACT_PEER_CYCLES") ? std::atoi(std::getenv("TACT_PEER_CYCLES")) : 1000;
   const auto start = std::chrono::steady_clock::now();
