@@ -113,7 +113,8 @@ void AddBenchDistributed(CLI::App& bench, std::function<int()>& run) {
   cmd->add_option("--data", f->data, "directory of the gzip IDX files");
   cmd->add_option("--ps", f->ps, "parameter-server tasks");
   cmd->add_option("--workers", f->workers, "worker tasks, each with a share of every batch");
-  cmd->add_option("--steps", f->steps, "timed steps per run");
+  // 0 would be the whole epoch (TrainOptions' max_steps), reported as 0.
+  cmd->add_option("--steps", f->steps, "timed steps per run")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   cmd->add_option("--batch", f->batch, "images per step, all workers together");
   cmd->add_option("--runs", f->runs, "runs of each side, alternating");
   cmd->add_flag("--json", f->json, "the output is always one JSON line; accepted for symmetry");

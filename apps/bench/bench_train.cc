@@ -165,7 +165,9 @@ void AddBenchTrain(CLI::App& bench, std::function<int()>& run) {
   CLI::App* cmd = bench.add_subcommand("train", "training images/s beside PyTorch's");
   cmd->add_option("--model", f->model, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
   cmd->add_option("--data", f->data, "directory of the gzip IDX files");
-  cmd->add_option("--steps", f->steps, "timed steps per measurement");
+  // 0 would be the whole epoch (TrainOptions' max_steps), reported as 0.
+  cmd->add_option("--steps", f->steps, "timed steps per measurement")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   cmd->add_option("--batch", f->batch, "images per step");
   cmd->add_option("--python", f->python, "the interpreter that runs the PyTorch peer");
   cmd->add_option("--gpus", f->gpus, "also train on this many GPUs (beside one CPU device)")

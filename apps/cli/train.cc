@@ -174,6 +174,13 @@ int RunTrain(TrainFlags flags) {
   return r->stopped ? 128 + stop_signal.load() : 0;
 }
 
+// For an unsigned option: CLI11 reads "-3" into one as 2^64 - 3.
+CLI::Validator Unsigned() {
+  return CLI::Validator(
+      [](std::string& text) { return text.rfind('-', 0) == 0 ? "must be >= 0, got " + text : std::string(); },
+      "UINT");
+}
+
 }  // namespace
 
 void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
@@ -186,7 +193,7 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--batch", o.data.batch, "images per step");
   cmd->add_option("--optimizer", o.model.optimizer, "adam, sgd or momentum");
   cmd->add_option("--lr", o.model.learning_rate, "the optimizer's learning rate");
-  cmd->add_option("--seed", o.model.seed, "initial values, shuffling and dropout");
+  cmd->add_option("--seed", o.model.seed, "initial values, shuffling and dropout")->check(Unsigned());
   cmd->add_option("--threads", o.cluster.intra_op_threads, "threads of each device's compute pool");
   cmd->add_option("--devices", flags->devices,
                   "devices to place the graph on: N CPUs, or cpu:N,gpu:M (GPUs where CUDA finds them)");
@@ -222,7 +229,8 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
                   "pause:JOB:TASK@step=N, crash:JOB:TASK@step=N, corrupt-latest-checkpoint@step=N, "
                   "crash-master@step=N (repeatable)");
   CLI::Option* chaos = cmd->add_option("--chaos", o.supervision.chaos_seed,
-                                       "draw --chaos-faults random faults from this seed");
+                                       "draw --chaos-faults random faults from this seed")
+                           ->check(Unsigned());
   CLI::Option* chaos_faults = cmd->add_option("--chaos-faults", o.supervision.chaos_faults,
                                               "how many random faults (default 3)");
   cmd->add_option("--max-restarts", o.supervision.max_restarts, "restarts allowed within --restart-window");

@@ -280,6 +280,20 @@ Status AsyncLoop(Session& session, const ReplicatedTrainGraph& g, Batcher* batch
 StatusOr<TrainResult> Train(const TrainOptions& opt) {
   if (opt.data.epochs < 1) return errors::InvalidArgument("epochs must be at least 1, got ", opt.data.epochs);
   if (opt.data.batch < 1) return errors::InvalidArgument("batch must be at least 1, got ", opt.data.batch);
+  // Negative counts used to pass as "all" (or, for the step timeout,
+  // "never"): a typo trained something the user did not ask for.
+  if (opt.data.max_steps < 0 || opt.data.train_limit < 0 || opt.data.test_limit < 0) {
+    return errors::InvalidArgument("--max-steps (", opt.data.max_steps, "), --train-limit (",
+                                   opt.data.train_limit, ") and --test-limit (", opt.data.test_limit,
+                                   ") must be >= 0 (0: all)");
+  }
+  if (opt.cluster.step_timeout_ms < 0) {
+    return errors::InvalidArgument("--step-timeout must be >= 0 ms (0: none), got ",
+                                   opt.cluster.step_timeout_ms);
+  }
+  if (opt.supervision.chaos_faults < 0) {
+    return errors::InvalidArgument("--chaos-faults must be >= 0, got ", opt.supervision.chaos_faults);
+  }
   if (opt.cluster.ps > 0 && opt.cluster.workers < 1 && opt.cluster.cluster_file.empty()) {
     return errors::InvalidArgument("ps tasks (", opt.cluster.ps, ") need worker tasks: give --workers too");
   }

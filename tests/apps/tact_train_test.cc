@@ -70,6 +70,18 @@ TEST(TactTrainTest, AMissingDataDirectoryExitsOneNamingIt) {
   EXPECT_NE(r.out.find("/nonexistent/fmnist"), std::string::npos) << r.out;
 }
 
+// --seed and --chaos are unsigned: "-3" used to wrap to 2^64 - 3 and train
+// on with that seed.
+TEST(TactTrainTest, ANegativeSeedIsRefused) {
+  for (const char* flag : {"--seed", "--chaos"}) {
+    Result r = RunTactTrain(std::string("--max-steps 1 ") + flag + "=-3");
+    EXPECT_NE(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find(flag), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("-3"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("images/s"), std::string::npos) << "it trained: " << r.out;
+  }
+}
+
 TEST(TactTrainTest, AnUnknownModelIsRefused) {
   Result r = RunTactTrain("--model resnet");
   EXPECT_NE(r.status, 0) << r.out;

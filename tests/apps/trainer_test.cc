@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 
 #include "apps/train/trainer.h"
 
@@ -164,6 +165,33 @@ TEST(TrainerTest, BadOptionsAreClearErrors) {
   EXPECT_NE(r.status().message().find("checkpoint keep must be >= 1, got 0"), std::string::npos)
       << r.status().ToString();
   std::filesystem::remove_all(opt.supervision.checkpoint.dir);
+}
+
+// Negative counts and timeouts used to mean "all" or "never": a typo
+// trained the whole set, or without a step deadline. Refused before any
+// data is read, naming the flag.
+TEST(TrainerTest, NegativeCountsAreRefusedNamingTheFlag) {
+  struct Case {
+    std::function<void(TrainOptions*)> set;
+    const char* message;
+  };
+  const Case cases[] = {
+      {[](TrainOptions* o) { o->data.max_steps = -2; }, "--max-steps (-2)"},
+      {[](TrainOptions* o) { o->data.train_limit = -5; }, "--train-limit (-5)"},
+      {[](TrainOptions* o) { o->data.test_limit = -1; }, "--test-limit (-1)"},
+      {[](TrainOptions* o) { o->cluster.step_timeout_ms = -1; },
+       "--step-timeout must be >= 0 ms (0: none), got -1"},
+      {[](TrainOptions* o) { o->supervision.chaos_faults = -1; }, "--chaos-faults must be >= 0, got -1"},
+  };
+  for (const Case& c : cases) {
+    TrainOptions opt;
+    opt.data.dir = "/nonexistent/fashion";  // refused before it is read
+    c.set(&opt);
+    StatusOr<TrainResult> r = Train(opt);
+    ASSERT_FALSE(r.ok()) << c.message;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(c.message), std::string::npos) << r.status().ToString();
+  }
 }
 
 }  // namespace
