@@ -179,7 +179,8 @@ void AddWorkerCommand(CLI::App& app, std::function<int()>& run) {
   CLI::App* cmd = app.add_subcommand("worker", "serve one task of a cluster");
   cmd->add_option("--cluster", flags->cluster, "TF_CONFIG-style JSON file (default: $TF_CONFIG)");
   cmd->add_option("--job", flags->job, "this task's job (default: the spec's task.type)");
-  cmd->add_option("--task", flags->task, "this task's index (default: the spec's task.index)");
+  cmd->add_option("--task", flags->task, "this task's index (default: the spec's task.index)")
+      ->check(CLI::Range(0, 1 << 30));
   cmd->add_option("--cpus", flags->cpus, "CPU devices to host");
   cmd->add_option("--threads", flags->threads, "compute threads per device");
   cmd->add_option("--bind", flags->bind, "interface to listen on (default: the task's host in the spec)");

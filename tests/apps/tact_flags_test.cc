@@ -1,0 +1,37 @@
+// Flags that would do something else than asked are refused before
+// anything runs, naming the flag.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/apps/run_command.h"
+
+namespace tact {
+namespace {
+
+// `--steps 0` of a training benchmark used to be read as "the whole epoch"
+// (TrainOptions::data.max_steps) and reported as 0 steps.
+TEST(TactFlagsTest, BenchStepsBelowOneAreRefused) {
+  for (const char* bench : {"distributed", "train"}) {
+    for (const char* steps : {"0", "-5"}) {
+      const std::string cmd =
+          std::string(TACT_BINARY) + " bench " + bench + " --steps=" + steps + " --json 2>&1";
+      test::CommandResult r = test::RunCommand(cmd);
+      EXPECT_NE(r.status, 0) << cmd << ": " << r.out;
+      EXPECT_NE(r.out.find("--steps"), std::string::npos) << cmd << ": " << r.out;
+      EXPECT_EQ(r.out.find("images_per_sec"), std::string::npos) << cmd << " measured: " << r.out;
+    }
+  }
+}
+
+// -1 is `tact worker`'s "not given" (then the spec's task.index): given,
+// it was answered "which task is this?".
+TEST(TactFlagsTest, ANegativeWorkerTaskIsRefused) {
+  const std::string cmd = std::string(TACT_BINARY) + " worker --cluster /nonexistent --job ps --task=-1 2>&1";
+  test::CommandResult r = test::RunCommand(cmd);
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("--task: Value -1 not in range"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace tact
