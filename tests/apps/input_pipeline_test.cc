@@ -16,15 +16,16 @@ bool HaveData() {
   return std::filesystem::exists(std::string(kDefaultDataDir) + "/train-images-idx3-ubyte.gz");
 }
 
-// One epoch of the mlp with the defaults a user gets (Adam, batch 100):
-// the feed path reaches 0.846-0.858 over seeds 1-4 (docs/input_ops.md).
-// The pipeline's order of examples varies from run to run (its readers
-// and queue runners are threads), and so does its accuracy: 0.839-0.858
-// in the runs recorded there and 0.836-0.858 in 50 later ones, but once
-// 0.8299 in a full test run (session 17), under 0.83. Hence 0.82, below
-// that spread; labels fed out of step with their images would leave the
-// model near chance (0.1).
+// What one epoch of the mlp must reach with the defaults a user gets
+// (Adam, batch 100). The feed path reaches 0.846-0.858 over seeds 1-4
+// (docs/input_ops.md). The pipeline's order of examples varies from run to
+// run (its readers and queue runners are threads), and so does its
+// accuracy: 0.839-0.858 in the runs recorded there and 0.836-0.858 in 50
+// later ones, but once 0.8299 in a full test run (session 17). Hence 0.82,
+// below that spread; labels fed out of step with their images would leave
+// the model near chance (0.1).
 constexpr double kOneEpochAccuracy = 0.82;
+
 TEST(InputPipelineTest, OneEpochInOneProcessReachesTheFeedPathsAccuracy) {
   if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
   TrainOptions opt;
