@@ -127,7 +127,8 @@ void AddBenchAsync(CLI::App& bench, std::function<int()>& run) {
   cmd->add_option("--model", f->model, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
   cmd->add_option("--data", f->data, "directory of the gzip IDX files");
   cmd->add_option("--workers", f->workers, "worker tasks (>= 2; worker 1 is the one slowed)");
-  cmd->add_option("--steps", f->steps, "timed steps per run");
+  // 0 would be the whole epoch (TrainOptions' max_steps), reported as 0.
+  cmd->add_option("--steps", f->steps, "timed steps per run")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   cmd->add_option("--runs", f->runs, "runs of each setting, alternating");
   cmd->add_option("--slow-ms", f->slow_ms, "the slowed worker is stopped this long of every twice this");
   cmd->add_flag("--json", f->json, "the output is always one JSON line; accepted for symmetry");

@@ -12,7 +12,7 @@ namespace {
 // `--steps 0` of a training benchmark used to be read as "the whole epoch"
 // (TrainOptions::data.max_steps) and reported as 0 steps.
 TEST(TactFlagsTest, BenchStepsBelowOneAreRefused) {
-  for (const char* bench : {"distributed", "train"}) {
+  for (const char* bench : {"distributed", "train", "async"}) {
     for (const char* steps : {"0", "-5"}) {
       const std::string cmd =
           std::string(TACT_BINARY) + " bench " + bench + " --steps=" + steps + " --json 2>&1";
@@ -21,6 +21,19 @@ TEST(TactFlagsTest, BenchStepsBelowOneAreRefused) {
       EXPECT_NE(r.out.find("--steps"), std::string::npos) << cmd << ": " << r.out;
       EXPECT_EQ(r.out.find("images_per_sec"), std::string::npos) << cmd << " measured: " << r.out;
     }
+  }
+}
+
+// `tact bench sendrecv --reps 0` took the median of no times: a crash
+// (SIGSEGV, exit 139).
+TEST(TactFlagsTest, SendRecvRepsBelowOneAreRefused) {
+  for (const char* reps : {"0", "-1"}) {
+    const std::string cmd = std::string(TACT_BINARY) + " bench sendrecv --reps=" + reps + " --json 2>&1";
+    test::CommandResult r = test::RunCommand(cmd);
+    EXPECT_NE(r.status, 0) << cmd << ": " << r.out;
+    EXPECT_LT(r.status, 128) << cmd << " was killed by a signal (the shell says 128 + it): " << r.out;
+    EXPECT_NE(r.out.find("--reps: Value " + std::string(reps) + " not in range"), std::string::npos)
+        << cmd << ": " << r.out;
   }
 }
 
