@@ -370,7 +370,8 @@ void AddBenchSendRecv(CLI::App& bench, std::function<int()>& run) {
   CLI::App* cmd = bench.add_subcommand("sendrecv", "a tensor between two worker processes beside raw TCP");
   cmd->add_option("--bytes", opts->bytes, "tensor size in bytes (a multiple of 4)");
   // 0 left the medians nothing to take: a crash.
-  cmd->add_option("--reps", opts->reps, "timed transfers per measurement (median)")->check(CLI::Range(1, 100000));
+  cmd->add_option("--reps", opts->reps, "timed transfers per measurement (median)")
+      ->check(CLI::Range(1, 100000));
   cmd->add_flag("--json", opts->json, "print only the JSON line");
   cmd->callback([opts, &run] {
     run = [opts] {
