@@ -306,6 +306,7 @@ struct SendRecvResult {
 
 StatusOr<SendRecvResult> BenchSendRecv(int64_t bytes, int reps, const std::string& binary) {
   if (bytes < 4 || bytes % 4 != 0) return errors::InvalidArgument("--bytes must be a positive multiple of 4");
+  if (reps < 1) return errors::InvalidArgument("--reps must be at least 1, got ", reps);
   SendRecvResult r;
   r.bytes = bytes;
   // The socket peer is forked before any thread of this process starts.
