@@ -11,6 +11,7 @@
 // and exit 1.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
 
 #include "apps/cli/commands.h"
 #include "apps/cli/graph_file.h"
@@ -53,19 +54,24 @@ Status AddGradients(const GradFlags& f) {
   if (xs.empty()) return errors::InvalidArgument("--x names no tensor");
   std::vector<Output> grads;
   TACT_RETURN_IF_ERROR(AddSymbolicGradients(s, {y}, xs, {}, &grads));
+  // Printed once the file is written: a run that cannot write it says
+  // only that.
+  std::string said;
   for (size_t i = 0; i < xs.size(); ++i) {
     if (!grads[i].ok()) {
-      std::printf("%s: no gradient (%s)\n", f.xs[i].c_str(), DataTypeString(xs[i].type()).c_str());
+      said += f.xs[i] + ": no gradient (" + DataTypeString(xs[i].type()) + ")\n";
       continue;
     }
     const std::string name =
         "grad/" + y.node->name() + "/" + xs[i].node->name() + "_" + std::to_string(xs[i].index);
     const Output named = Identity(s.WithOpName(name), grads[i]);
     TACT_RETURN_IF_ERROR(s.status());
-    std::printf("d %s / d %s -> %s\n", f.y.c_str(), f.xs[i].c_str(), named.name().c_str());
+    said += "d " + f.y + " / d " + f.xs[i] + " -> " + named.name() + "\n";
   }
   TACT_ASSIGN_OR_RETURN(GraphDef out, s.ToGraphDef());
-  return WriteGraphFile(f.out, out, f.binary);
+  TACT_RETURN_IF_ERROR(WriteGraphFile(f.out, out, f.binary));
+  std::fputs(said.c_str(), stdout);
+  return Status::OK();
 }
 
 }  // namespace

@@ -79,5 +79,15 @@ TEST_F(TactGradTest, ANameNotInTheGraphIsAnErrorNamingIt) {
   EXPECT_NE(File("err.txt").find("missing.txt"), std::string::npos) << File("err.txt");
 }
 
+// An --out that cannot be written: exit 1 naming the file, and no line
+// saying where a gradient went (they used to be printed before the write).
+TEST_F(TactGradTest, AnOutFileThatCannotBeWrittenIsAnErrorNamingIt) {
+  const std::string d = dir_.string();
+  const std::string out = d + "/no_such_dir/gg.txt";
+  EXPECT_EQ(Tact("grad --graph " + d + "/g.txt --y y:0 --x x0:0 --out " + out), 1);
+  EXPECT_NE(File("err.txt").find("cannot write graph file '" + out + "'"), std::string::npos) << File("err.txt");
+  EXPECT_EQ(File("out.txt"), "");
+}
+
 }  // namespace
 }  // namespace tact
