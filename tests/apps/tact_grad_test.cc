@@ -85,7 +85,8 @@ TEST_F(TactGradTest, AnOutFileThatCannotBeWrittenIsAnErrorNamingIt) {
   const std::string d = dir_.string();
   const std::string out = d + "/no_such_dir/gg.txt";
   EXPECT_EQ(Tact("grad --graph " + d + "/g.txt --y y:0 --x x0:0 --out " + out), 1);
-  EXPECT_NE(File("err.txt").find("cannot write graph file '" + out + "'"), std::string::npos) << File("err.txt");
+  EXPECT_NE(File("err.txt").find("cannot write graph file '" + out + "'"), std::string::npos)
+      << File("err.txt");
   EXPECT_EQ(File("out.txt"), "");
 }
 
