@@ -119,11 +119,22 @@ void RegisterNow(TaskSelf* self, WireRegisterPartition& reg, caf::response_promi
   promise.delegate(device->second, std::move(reg));
 }
 
+using MasterPartitions = std::vector<std::pair<caf::actor, std::string>>;  // (device actor, handle)
+
+MasterPartitions::iterator FindHandle(MasterPartitions& partitions, const std::string& handle) {
+  return std::find_if(partitions.begin(), partitions.end(), [&](const auto& p) { return p.second == handle; });
+}
+
 // Whether `master` registered `handle` here and has not deregistered it.
-bool Recorded(const TaskActorConfig& st, const caf::actor_addr& master, const std::string& handle) {
+bool Recorded(TaskActorConfig& st, const caf::actor_addr& master, const std::string& handle) {
   auto it = st.master_partitions.find(master);
-  return it != st.master_partitions.end() &&
-         std::any_of(it->second.begin(), it->second.end(), [&](const auto& p) { return p.second == handle; });
+  return it != st.master_partitions.end() && FindHandle(it->second, handle) != it->second.end();
+}
+
+// Has `device` drop partition `handle`; steps sent through CAF find it no more.
+void DropPartition(TaskSelf* self, const caf::actor& device, const std::string& handle) {
+  self->send(device, drop_partition_atom::value, handle);
+  self->state.partition_devices.erase(handle);
 }
 
 // The linked tensors are all there, or one failed (or the wait ran out).
@@ -166,23 +177,18 @@ void Deregister(TaskSelf* self, const WireDeregisterPartition& d) {
   auto mine = st.master_partitions.find(self->current_sender() ? self->current_sender()->address()
                                                                 : caf::actor_addr());
   if (mine != st.master_partitions.end()) {
-    auto& handles = mine->second;
-    auto it = std::find_if(handles.begin(), handles.end(),
-                           [&](const auto& p) { return p.second == d.handle; });
-    if (it != handles.end()) {
-      self->send(it->first, drop_partition_atom::value, d.handle);
-      st.partition_devices.erase(d.handle);
-      handles.erase(it);
+    auto it = FindHandle(mine->second, d.handle);
+    if (it != mine->second.end()) {
+      DropPartition(self, it->first, d.handle);
+      mine->second.erase(it);
       return;
     }
   }
-  for (const auto& [master, handles] : st.master_partitions) {
-    for (const auto& p : handles) {
-      if (p.second == d.handle) {
-        LogWarning("tact worker ", st.task, ": refused to deregister partition '", d.handle,
-                   "' for a master that did not register it");
-        return;
-      }
+  for (auto& [master, partitions] : st.master_partitions) {
+    if (FindHandle(partitions, d.handle) != partitions.end()) {
+      LogWarning("tact worker ", st.task, ": refused to deregister partition '", d.handle,
+                 "' for a master that did not register it");
+      return;
     }
   }
 }
@@ -192,10 +198,7 @@ void DropPartitionsOf(TaskSelf* self, const caf::actor_addr& master) {
   TaskActorConfig& st = self->state;
   auto it = st.master_partitions.find(master);
   if (it == st.master_partitions.end()) return;
-  for (const auto& [device, handle] : it->second) {
-    self->send(device, drop_partition_atom::value, handle);
-    st.partition_devices.erase(handle);
-  }
+  for (const auto& [device, handle] : it->second) DropPartition(self, device, handle);
   st.master_partitions.erase(it);
 }
 
