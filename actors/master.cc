@@ -219,15 +219,18 @@ void Deregister(Self* self, const std::vector<RegisteredPartition>& parts) {
   }
 }
 
+// Whether a step of signature generation `generation` is running.
+bool Running(const MasterState& st, uint64_t generation) {
+  return std::any_of(st.pending.begin(), st.pending.end(),
+                     [&](const auto& p) { return p.second.generation == generation; });
+}
+
 // A step of `generation` has ended: the last one of a retired generation
 // takes its partitions with it.
 void StepEnded(Self* self, uint64_t generation) {
   MasterState& st = self->state;
   auto retired = st.retired.find(generation);
-  if (retired == st.retired.end()) return;
-  for (const auto& [id, step] : st.pending) {
-    if (step.generation == generation) return;
-  }
+  if (retired == st.retired.end() || Running(st, generation)) return;
   Deregister(self, retired->second);
   st.retired.erase(retired);
 }
@@ -653,14 +656,12 @@ void FinishStep(Self* self, WireStepDone& done) {
 
 void Retire(Self* self, const Signature& sig) {
   MasterState& st = self->state;
-  for (const auto& [id, step] : st.pending) {
-    if (step.generation == sig.generation) {
-      auto& parts = st.retired[sig.generation];
-      parts.insert(parts.end(), sig.partitions.begin(), sig.partitions.end());
-      return;
-    }
+  if (!Running(st, sig.generation)) {
+    Deregister(self, sig.partitions);
+    return;
   }
-  Deregister(self, sig.partitions);
+  auto& parts = st.retired[sig.generation];
+  parts.insert(parts.end(), sig.partitions.begin(), sig.partitions.end());
 }
 
 bool HasLink(const MasterState& st, const DeviceEndpoint& d) {
