@@ -21,7 +21,11 @@ struct DeviceState {
   uint64_t incarnation = 0;
   std::shared_ptr<RendezvousMgr> rendezvous;
   std::shared_ptr<TaskSteps> steps;  // a worker's
-  std::map<std::string, caf::actor> partitions;  // by handle
+  struct Registered {
+    caf::actor actor;
+    Endpoints::Keys endpoints;  // those its registration added
+  };
+  std::map<std::string, Registered> partitions;  // by handle
 };
 
 using Self = caf::stateful_actor<DeviceState>;
@@ -71,12 +75,14 @@ StatusOr<std::shared_ptr<const Executor>> BuildPartition(const DeviceState& st,
 }
 
 // Steps still running hold what they use. Unlinked first, so that the
-// partition's end is not taken for a failure of this actor.
+// partition's end is not taken for a failure of this actor. Its endpoints
+// go with it unless another partition holds them.
 void DropPartition(Self* self, const std::string& handle) {
   auto it = self->state.partitions.find(handle);
   if (it == self->state.partitions.end()) return;
-  self->unlink_from(it->second);
-  self->send_exit(it->second, caf::exit_reason::user_shutdown);
+  self->unlink_from(it->second.actor);
+  self->send_exit(it->second.actor, caf::exit_reason::user_shutdown);
+  self->state.rendezvous->endpoints().Remove(it->second.endpoints);
   self->state.partitions.erase(it);
   if (self->state.steps != nullptr) self->state.steps->RemovePartition(handle);
 }
@@ -94,13 +100,15 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
         StatusOr<std::shared_ptr<const Executor>> ex = BuildPartition(self->state, reg);
         if (!ex.ok()) return ToCafError(ex.status());
         // Its Send and Recv endpoints, before any step can use them.
-        Status s = self->state.rendezvous->endpoints().Add(self, reg.graph);
-        if (!s.ok()) return ToCafError(s.WithPrefix("partition '" + reg.handle + "': "));
+        StatusOr<Endpoints::Keys> endpoints = self->state.rendezvous->endpoints().Add(self, reg.graph);
+        if (!endpoints.ok()) {
+          return ToCafError(endpoints.status().WithPrefix("partition '" + reg.handle + "': "));
+        }
         const std::string handle = reg.handle;
         auto partition = std::make_shared<Partition>(self->state.device, std::move(ex).value(),
                                                      self->state.rendezvous, std::move(reg));
         caf::actor p = SpawnPartition(self, partition);
-        self->state.partitions.emplace(handle, p);
+        self->state.partitions.emplace(handle, DeviceState::Registered{p, std::move(endpoints).value()});
         if (self->state.steps != nullptr) self->state.steps->AddPartition(handle, std::move(partition));
         return WirePartitionRegistered{handle, self->state.device->name(), std::any(p)};
       },
@@ -110,7 +118,7 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
       [self](WireRunStep& step) {
         auto it = self->state.partitions.find(step.handle);
         if (it != self->state.partitions.end()) {
-          self->delegate(it->second, std::move(step));
+          self->delegate(it->second.actor, std::move(step));
           return;
         }
         caf::anon_send(caf::actor_cast<caf::actor>(self->current_sender()),

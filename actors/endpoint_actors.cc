@@ -119,6 +119,7 @@ caf::behavior RecvBehavior(RecvSelf* self, std::string key) {
         st.waiting.emplace(std::move(slot), std::move(call));
       },
       [self](const WireAbortStep& abort) { Abort(self->state, abort); },
+      [self](endpoint_end_atom) { self->quit(); },  // a waiting RecvCall answers as it goes
   };
 }
 
@@ -126,6 +127,7 @@ struct SendState {
   std::string key;
   SendRoute route;
   caf::actor recv;  // the local Recv endpoint, once found
+  uint64_t recvs_ended = 0;  // route.recvs_ended when `recv` was found
 };
 
 using SendSelf = caf::stateful_actor<SendState>;
@@ -138,19 +140,24 @@ caf::behavior SendBehavior(SendSelf* self, std::string key, SendRoute route) {
         SendState& st = self->state;
         if (st.route.remote) {
           const WireRendezvousTensor& m = call->tensor;
-          call->done(st.route.remote(st.route.recv_task, m.step_id, m.key, m.tensor));
+          call->Answer(st.route.remote(st.route.recv_task, m.step_id, m.key, m.tensor));
           return;
         }
-        if (!st.recv) st.recv = st.route.find_recv();
+        const uint64_t ended = st.route.recvs_ended->load(std::memory_order_acquire);
+        if (!st.recv || ended != st.recvs_ended) {
+          st.recv = st.route.find_recv();
+          st.recvs_ended = ended;
+        }
         if (!st.recv) {
-          call->done(errors::Internal("no Recv endpoint for rendezvous key '", st.key, "' in this task"));
+          call->Answer(errors::Internal("no Recv endpoint for rendezvous key '", st.key, "' in this task"));
           return;
         }
         // Queued on this thread: it runs after this message, so the Send
         // kernel's completion comes first (actors/inline_unit.h).
         self->send(st.recv, std::move(call->tensor));
-        call->done(Status::OK());
+        call->Answer(Status::OK());
       },
+      [self](endpoint_end_atom) { self->quit(); },
   };
 }
 
@@ -158,10 +165,23 @@ caf::behavior SendBehavior(SendSelf* self, std::string key, SendRoute route) {
 
 RecvCall::~RecvCall() {
   if (done) {
-    done(errors::Cancelled("the Recv endpoint for rendezvous key '", key, "' ended before step ",
-                           step_id, "'s tensor arrived"),
+    done(errors::Unavailable("the Recv endpoint for rendezvous key '", key, "' ended before step ",
+                             step_id, "'s tensor arrived"),
          Tensor());
   }
+}
+
+SendCall::~SendCall() {
+  if (done) {
+    done(errors::Unavailable("the Send endpoint for rendezvous key '", tensor.key,
+                             "' ended before it handed on step ", tensor.step_id, "'s tensor"));
+  }
+}
+
+void SendCall::Answer(const Status& status) {
+  Rendezvous::SentCallback d = std::move(done);
+  done = nullptr;
+  if (d) d(status);
 }
 
 void RecvCall::Answer(const Status& status, const Tensor& tensor) {

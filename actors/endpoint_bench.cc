@@ -47,7 +47,7 @@ StatusOr<SendRecvPairTimes> TimeSendRecvPairs(int steps) {
   RendezvousMgr with_endpoints, table_only;
   std::promise<Status> added;
   caf::actor owner = system.spawn([&](caf::event_based_actor* self) -> caf::behavior {
-    added.set_value(with_endpoints.endpoints().Add(self, graph));
+    added.set_value(with_endpoints.endpoints().Add(self, graph).status());
     return {[](int) {}};
   });
   TACT_RETURN_IF_ERROR(added.get_future().get());
@@ -62,7 +62,8 @@ StatusOr<SendRecvPairTimes> TimeSendRecvPairs(int steps) {
       for (int i = 0; i < round; ++i) {
         if (!Pair(*mgr, ++step, key, t)) return errors::Internal("a Send/Recv pair failed in step ", step);
       }
-      const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / round;
+      const double ns =
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / round;
       if (r >= 0) (mgr == &with_endpoints ? times.endpoint_ns : times.table_ns).push_back(ns);
     }
   }

@@ -4,9 +4,10 @@
 // Each _Send and _Recv that partitioning put between two devices is, in
 // the task that runs it, an actor addressed by its rendezvous key: spawned
 // when a partition holding it is registered, living across steps, and
-// ending with the device actor that spawned it. A partition registered
-// later for another signature of the same graph holds the same keys and
-// shares their endpoints (a step runs one partition per device).
+// ending when the last partition holding it is deregistered (or with the
+// device actor that spawned it). A partition registered later for another
+// signature of the same graph holds the same keys and shares their
+// endpoints (a step runs one partition per device).
 //
 // A Send kernel hands its tensor to its Send endpoint, which gives it to
 // the Recv endpoint of the same key: in this process as a
@@ -33,6 +34,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "graph/graph_def.h"
 #include "kernels/rendezvous.h"
@@ -54,11 +56,22 @@ class Endpoints {
   Endpoints(const Endpoints&) = delete;
   Endpoints& operator=(const Endpoints&) = delete;
 
+  // The rendezvous keys of one graph's endpoints, by kind.
+  struct Keys {
+    std::vector<std::string> sends, recvs;
+  };
+
   // Spawns, linked to `owner` (the device actor registering `graph`), an
   // endpoint for each of `graph`'s _Send and _Recv nodes between devices
-  // that has none here yet. InvalidArgument naming the node if its attrs
-  // do not make a key.
-  Status Add(caf::event_based_actor* owner, const GraphDef& graph);
+  // that has none here yet, and returns their keys for Remove.
+  // InvalidArgument naming the node if its attrs do not make a key; then
+  // nothing is added.
+  StatusOr<Keys> Add(caf::event_based_actor* owner, const GraphDef& graph);
+  // Undoes one Add: ends each of its endpoints that no other Add holds. A
+  // Recv still waiting there is cancelled, naming its key. Call it when no
+  // step of the graph runs any more: a step's Send or Recv finds no
+  // endpoint once it has ended.
+  void Remove(const Keys& keys);
 
   // The kernels' side. Each returns false, and leaves `done` untouched
   // (not moved from), when `key` has no endpoint of that kind here.

@@ -35,6 +35,7 @@
 // Include only from actors/*.cc: it pulls in CAF.
 #pragma once
 
+#include <atomic>
 #include <caf/all.hpp>
 #include <functional>
 #include <map>
@@ -112,8 +113,9 @@ struct ExtendCall {
 
 // A Recv kernel's call on its endpoint (actors/endpoints.h), answered once
 // with the step's tensor or why there is none. Destroyed unanswered (its
-// endpoint ended first), it answers Cancelled, so that no step waits for
-// ever.
+// endpoint ended first: its partitions were deregistered, or its device
+// actor ended), it answers Unavailable, so that no step waits for ever and
+// the step's master takes it for a lost task's.
 struct RecvCall {
   RecvCall(int64_t step, std::string k, Rendezvous::DoneCallback d)
       : step_id(step), key(std::move(k)), done(std::move(d)) {}
@@ -126,8 +128,12 @@ struct RecvCall {
 };
 
 // A Send kernel's tensor for its endpoint, answered once it has been
-// handed on.
+// handed on; destroyed unanswered, it answers as RecvCall does.
 struct SendCall {
+  SendCall(WireRendezvousTensor t, Rendezvous::SentCallback d) : tensor(std::move(t)), done(std::move(d)) {}
+  ~SendCall();
+  void Answer(const Status& status);
+
   WireRendezvousTensor tensor;
   Rendezvous::SentCallback done;
 };
@@ -161,6 +167,10 @@ caf::actor SpawnDeviceActor(caf::actor_system& system, Device* device, uint64_t 
 // Spawned by a device actor, linked to it.
 caf::actor SpawnPartition(caf::event_based_actor* device_actor, std::shared_ptr<Partition> partition);
 
+// An endpoint (actors/endpoints.h) whose last partition was deregistered
+// ends on this, normally: its owner, linked to it, goes on.
+using endpoint_end_atom = caf::atom_constant<caf::atom("endpend")>;
+
 // A Recv endpoint (actors/endpoints.h) for rendezvous key `key`: takes
 // WireRendezvousTensor (a Send's tensor for a step), RecvCall (its Recv
 // kernel asking for a step's tensor) and WireAbortStep, and answers each
@@ -169,10 +179,13 @@ caf::actor SpawnRecvEndpoint(caf::event_based_actor* owner, std::string key);
 
 // Where a Send endpoint hands its tensors on: to `recv_task` through
 // `remote`, or, with no `remote`, to the Recv endpoint in this process
-// that `find_recv` names (found at the first Send: the partition holding
-// it may be registered after this one).
+// that `find_recv` names. The Send endpoint looks it up at its first Send
+// (the partition holding it may be registered after this one) and again
+// whenever `recvs_ended`, the count of Recv endpoints ended in this
+// process, has moved (it may have been deregistered and registered anew).
 struct SendRoute {
   std::function<caf::actor()> find_recv;
+  std::shared_ptr<const std::atomic<uint64_t>> recvs_ended;
   std::string recv_task;
   std::function<Status(const std::string& recv_task, int64_t step_id, const std::string& key,
                        const Tensor& tensor)>

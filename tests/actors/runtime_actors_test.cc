@@ -251,6 +251,32 @@ TEST_F(RuntimeActorsTest, PartitionsOfAStepShareTheTasksRendezvous) {
     EXPECT_EQ(done["b"].fetched.at(0).second.data<float>()[0], -2 * x);
   }
   EXPECT_EQ(rendezvous_->size(), 0u) << "every finished step's rendezvous is removed";
+
+  // Deregistered, the partitions take their endpoints with them; the
+  // device actors go on, and the same graphs registered anew run again.
+  EXPECT_EQ(rendezvous_->endpoints().sends(), 1u);
+  EXPECT_EQ(rendezvous_->endpoints().recvs(), 1u);
+  caf::anon_send(device_actor_, WireDeregisterPartition{"a"});
+  caf::anon_send(second_device_actor_, WireDeregisterPartition{"b"});
+  for (int i = 0; i < 1000 && rendezvous_->endpoints().sends() + rendezvous_->endpoints().recvs() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(rendezvous_->endpoints().sends(), 0u);
+  EXPECT_EQ(rendezvous_->endpoints().recvs(), 0u);
+  auto again0 = Register({"a2", cpu0, def0, 1, "", {"x:0"}, {}, 2, 0, {}}, 0);
+  auto again1 = Register({"b2", cpu1, (*sub1)->ToGraphDef(), 1, "", {}, {"y:0"}, 2, 0, {}}, 1);
+  ASSERT_TRUE(again0.ok()) << again0.status().ToString();
+  ASSERT_TRUE(again1.ok()) << again1.status().ToString();
+  caf::scoped_actor self{*system_};
+  self->send(*again1, WireRunStep{21, "b2", {}, false, {}});
+  self->send(*again0, WireRunStep{21, "a2", {{"x:0", Tensor::Scalar<float>(21)}}, false, {}});
+  std::map<std::string, WireStepDone> done;
+  for (int i = 0; i < 2; ++i) {
+    self->receive([&](WireStepDone& d) { done[d.handle] = std::move(d); }, caf::after(10s) >> [] {});
+  }
+  ASSERT_EQ(done.count("b2"), 1u);
+  ASSERT_TRUE(done["b2"].status.ok()) << done["b2"].status.ToString();
+  EXPECT_EQ(done["b2"].fetched.at(0).second.data<float>()[0], -42.0f);
 }
 
 TEST_F(RuntimeActorsTest, BadRegistrationsAreRefusedByName) {
