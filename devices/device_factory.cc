@@ -79,6 +79,13 @@ StatusOr<std::map<std::string, int>> ParseDeviceCounts(const std::string& spec) 
 StatusOr<std::vector<std::unique_ptr<Device>>> CreateDevices(
     const std::map<std::string, int>& counts, const std::string& task_prefix, int threads) {
   if (threads < 1) return errors::InvalidArgument("threads per device must be >= 1, got ", threads);
+  int64_t total = 0;
+  for (const auto& [type, count] : counts) total += std::max(count, 0);
+  if (total * threads > kMaxComputeThreads) {
+    return errors::InvalidArgument(total, " devices with ", threads, " compute threads each would start ",
+                                   total * threads, " threads; at most ", kMaxComputeThreads,
+                                   " in one process");
+  }
   std::vector<std::unique_ptr<Device>> devices;
   Registry& r = GetRegistry();
   std::lock_guard<std::mutex> lock(r.mu);

@@ -6,6 +6,7 @@
 // cpu_device.cc; a GPU one where CUDA is built and a device is present).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -34,9 +35,16 @@ std::vector<std::string> RegisteredDeviceTypes();
 // result). InvalidArgument naming the part that is wrong.
 StatusOr<std::map<std::string, int>> ParseDeviceCounts(const std::string& spec);
 
+// The most compute threads one process's devices may start together
+// (devices x threads each). Generous for any machine; past it a process
+// runs out of threads midway, and a thread pool that cannot start one of
+// its threads cannot be taken down cleanly, so it is refused up front.
+inline constexpr int64_t kMaxComputeThreads = 8192;
+
 // Devices for every (type, count) of `counts` (types case-insensitive), in
 // type order. NotFound naming the type and the known ones for an unknown
-// type; InvalidArgument for a negative count or threads < 1.
+// type; InvalidArgument for a negative count, threads < 1, or more than
+// kMaxComputeThreads threads in all.
 StatusOr<std::vector<std::unique_ptr<Device>>> CreateDevices(
     const std::map<std::string, int>& counts, const std::string& task_prefix, int threads);
 

@@ -71,7 +71,10 @@ int RunGraph(const GraphOptions& o) {
   if (o.model != "mlp" && o.model != "cnn") {
     return fail("unknown --model '" + o.model + "' (mlp or cnn)");
   }
-  if (o.devices < 1) return fail("--devices must be at least 1, not " + std::to_string(o.devices));
+  // Placing on 100,000 devices ran out of memory; `tact bench place` stops at 4096 too.
+  if (o.devices < 1 || o.devices > 4096) {
+    return fail("--devices must be from 1 to 4096, not " + std::to_string(o.devices));
+  }
   StatusOr<GraphPlan> plan = PlanModelGraph(o);
   if (!plan.ok()) return fail(plan.status().ToString());
   if (!o.dot.empty()) {

@@ -46,5 +46,16 @@ TEST(TactFlagsTest, ANegativeWorkerTaskIsRefused) {
   EXPECT_NE(r.out.find("--task: Value -1 not in range"), std::string::npos) << r.out;
 }
 
+// More compute threads than a process can start aborted `tact train`
+// (std::system_error) after minutes of starting threads.
+TEST(TactFlagsTest, MoreComputeThreadsThanAProcessMayStartAreRefused) {
+  for (const char* flags : {"--threads 100000", "--devices 100000", "--devices 64 --threads 256"}) {
+    const std::string cmd = std::string(TACT_BINARY) + " train --model mlp --max-steps 1 " + flags + " 2>&1";
+    test::CommandResult r = test::RunCommand(cmd);
+    EXPECT_EQ(r.status, 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("compute threads each would start"), std::string::npos) << cmd << ": " << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace tact

@@ -222,8 +222,9 @@ TEST_F(TactGraphTest, BadInputExitsOneWithAMessage) {
   };
   const Case cases[] = {
       {"--model resnet --devices 2", "unknown --model 'resnet'"},
-      {"--model mlp --devices 0", "--devices must be at least 1"},
-      {"--model mlp --devices -3", "--devices must be at least 1"},
+      {"--model mlp --devices 0", "--devices must be from 1 to 4096, not 0"},
+      {"--model mlp --devices -3", "--devices must be from 1 to 4096, not -3"},
+      {"--model mlp --devices 100000", "--devices must be from 1 to 4096, not 100000"},  // was bad_alloc
       {"--model mlp --devices 2 --dot " + P("no/such/dir/g.dot"), "cannot write --dot file"},
   };
   for (const Case& c : cases) {

@@ -50,6 +50,21 @@ TEST(DeviceFactoryTest, UnknownTypesAndBadCountsAreErrors) {
   EXPECT_EQ(CreateDevices({{"cpu", 1}}, "/job:a", 0).status().code(), Code::kInvalidArgument);
 }
 
+// Past the limit the process would run out of threads midway (`tact train
+// --threads 100000` aborted with std::system_error).
+TEST(DeviceFactoryTest, MoreComputeThreadsThanTheLimitAreRefusedNamingTheCounts) {
+  auto many = CreateDevices({{"cpu", 3}}, "/job:a", 4000);
+  EXPECT_EQ(many.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(many.status().message().find("3 devices with 4000 compute threads each would start 12000 threads; "
+                                         "at most 8192"),
+            std::string::npos)
+      << many.status().message();
+  EXPECT_EQ(CreateDevices({{"cpu", 100000}}, "/job:a", 1).status().code(), Code::kInvalidArgument);
+  auto at_limit = CreateDevices({{"cpu", 2}}, "/job:a", kMaxComputeThreads / 2 / 64);
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  EXPECT_EQ(at_limit->size(), 2u);
+}
+
 TEST(DeviceFactoryTest, DeviceCountsFromACommandLine) {
   using Counts = std::map<std::string, int>;
   EXPECT_EQ(*ParseDeviceCounts("3"), (Counts{{"CPU", 3}}));
