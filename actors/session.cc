@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "actors/actor_scheduler.h"
+#include "actors/caf_thread_scope.h"
 #include "actors/cluster_connect.h"
 #include "actors/master_handle.h"
 #include "actors/master_links.h"
@@ -299,6 +300,7 @@ void CrashMaster(Session& session) {
 }
 
 StatusOr<std::unique_ptr<Session>> Session::Create(const SessionOptions& options) {
+  const CafThreadScope scope;  // the caller's thread spawns the session's actors
   if (options.intra_op_threads < 1) {
     return errors::InvalidArgument("SessionOptions.intra_op_threads must be >= 1, got ",
                                    options.intra_op_threads);

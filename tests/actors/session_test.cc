@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <future>
 #include <set>
 #include <thread>
 
@@ -248,6 +249,34 @@ TEST(SessionTest, TheSpreadMarginDecidesWhereATwigRuns) {
     }
     EXPECT_TRUE((*session)->Close().ok());
   }
+}
+
+// A server creates sessions on one thread and drops them on another. CAF
+// keeps a reference to its actor system's logger in each thread that
+// spawned an actor, and the system's destructor waits for the logger to
+// go: a session created on a thread that lives on hung its destructor.
+TEST(SessionTest, ASessionCreatedOnAThreadThatLivesOnEndsOnAnother) {
+  std::promise<std::unique_ptr<Session>> made;
+  std::promise<void> finish;
+  std::thread creator([&] {
+    StatusOr<std::unique_ptr<Session>> s = Session::Create();
+    made.set_value(s.ok() ? std::move(s).value() : nullptr);
+    finish.get_future().wait();  // lives on until the session is gone
+  });
+  std::unique_ptr<Session> session = made.get_future().get();
+  ASSERT_NE(session, nullptr);
+  Scope s = Scope::NewRootScope();
+  Add(s.WithOpName("y"), Const(s, Tensor::Scalar<float>(2)), 3.0f);
+  ASSERT_TRUE(session->Extend(*s.ToGraphDef()).ok());
+  auto out = session->Run({}, {"y:0"}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at(0).scalar<float>(), 5.0f);
+  auto ended = std::async(std::launch::async, [&] { session.reset(); });
+  const bool in_time = ended.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  finish.set_value();
+  creator.join();
+  ended.wait();
+  EXPECT_TRUE(in_time) << "the session's destructor waited for its creating thread to end";
 }
 
 }  // namespace
