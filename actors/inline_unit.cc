@@ -3,6 +3,8 @@
 #include <caf/all.hpp>
 #include <deque>
 
+#include "actors/caf_thread_scope.h"
+
 namespace tact {
 namespace {
 
@@ -55,8 +57,13 @@ thread_local InlineUnit this_thread_unit;
 
 void inline_unit_internal::Tell(const caf::actor& dest, caf::mailbox_element_ptr element) {
   InlineUnit& unit = this_thread_unit;
+  if (unit.draining()) {
+    caf::actor_cast<caf::abstract_actor*>(dest)->enqueue(std::move(element), &unit);
+    return;
+  }
+  const CafThreadScope scope;  // an actor run here may spawn (a device actor its partitions)
   caf::actor_cast<caf::abstract_actor*>(dest)->enqueue(std::move(element), &unit);
-  if (!unit.draining()) unit.Drain();
+  unit.Drain();
 }
 
 }  // namespace tact

@@ -1,5 +1,6 @@
 // The partition actor: runs its partition's steps that come as CAF
 // messages (actors/partition.h holds the partition itself).
+#include "actors/inline_unit.h"
 #include "actors/messages.h"
 #include "actors/partition.h"
 
@@ -10,7 +11,8 @@ caf::behavior PartitionBehavior(caf::event_based_actor* self, std::shared_ptr<Pa
   return {
       [self, partition](WireRunStep& step) {
         caf::actor master = caf::actor_cast<caf::actor>(self->current_sender());
-        partition->Run(step, [master](WireStepDone done) { caf::anon_send(master, std::move(done)); });
+        // On the thread that ends the step, while the master is idle.
+        partition->Run(step, [master](WireStepDone done) { TellInline(master, std::move(done)); });
       },
       [partition](const WireAbortStep& abort) { partition->Abort(abort); },
   };

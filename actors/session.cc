@@ -12,6 +12,7 @@
 #include "actors/actor_scheduler.h"
 #include "actors/caf_thread_scope.h"
 #include "actors/cluster_connect.h"
+#include "actors/inline_unit.h"
 #include "actors/master_handle.h"
 #include "actors/master_links.h"
 #include "actors/messages.h"
@@ -162,7 +163,9 @@ class ActorSession final : public Session {
     auto latch = std::make_shared<Latch<StatusOr<std::vector<Tensor>>>>();
     call->reply = [latch](StatusOr<std::vector<Tensor>> r) { latch->Set(std::move(r)); };
     TACT_ASSIGN_OR_RETURN(caf::actor master, master_->Get());
-    caf::anon_send(master, std::move(call));
+    // On this thread while the master is idle: a local step's actors then
+    // run here up to its first expensive kernel (actors/inline_unit.h).
+    TellInline(master, std::move(call));
     return latch->Wait();
   }
 

@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <caf/all.hpp>
+#include <chrono>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "actors/actor_scheduler.h"
+#include "actors/caf_thread_scope.h"
 
 namespace tact {
 namespace {
@@ -88,6 +91,42 @@ TEST_P(NestedTellTest, ATellFromInsideAnInlineActorRunsAfterItsMessageOnTheSameT
 }
 
 INSTANTIATE_TEST_SUITE_P(TellAndCafSend, NestedTellTest, ::testing::Bool());
+
+// CAF leaves a reference to the system's logger in each thread that spawns,
+// and the system's destructor waits for it (actors/caf_thread_scope.h). An
+// actor told inline from a thread of our own that spawns there must leave
+// nothing behind: `tact train` hung at exit when a device's thread had run
+// a master that placed a step again.
+TEST(InlineUnitSpawnTest, AnActorThatSpawnsOnAThreadThatLivesOnLetsTheSystemEnd) {
+  caf::actor_system_config cfg;
+  UseActorScheduler(cfg);
+  std::unique_ptr<caf::actor_system> system;
+  std::promise<void> spawned, finish;
+  caf::actor spawner;
+  {
+    const CafThreadScope scope;  // as Session::Create: this thread keeps nothing either
+    system = std::make_unique<caf::actor_system>(cfg);
+    spawner = system->spawn([&](caf::event_based_actor* self) -> caf::behavior {
+      return {[self, &spawned](int) {
+        self->spawn([](caf::event_based_actor* child) { child->quit(); });
+        spawned.set_value();
+      }};
+    });
+  }
+  std::thread pool_thread([&] {
+    TellInline(spawner, 1);
+    finish.get_future().wait();  // lives on, as a device's thread does
+  });
+  spawned.get_future().wait();
+  caf::anon_send_exit(spawner, caf::exit_reason::user_shutdown);
+  spawner = nullptr;
+  auto ended = std::async(std::launch::async, [&] { system.reset(); });
+  const bool in_time = ended.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  finish.set_value();
+  pool_thread.join();
+  ended.wait();
+  EXPECT_TRUE(in_time) << "the actor system waited for the thread that ran the spawning actor";
+}
 
 }  // namespace
 }  // namespace tact
