@@ -41,6 +41,15 @@ StatusOr<std::string> EndpointKey(const NodeDef& n) {
   return RendezvousKey(send, static_cast<uint64_t>(incarnation), recv, name);
 }
 
+StatusOr<Endpoints::Keys> KeysOf(const GraphDef& graph) {
+  Endpoints::Keys keys;
+  for (const NodeDef& n : graph.nodes) {
+    TACT_ASSIGN_OR_RETURN(std::string key, EndpointKey(n));
+    if (!key.empty()) (n.op == "_Send" ? keys.sends : keys.recvs).push_back(std::move(key));
+  }
+  return keys;
+}
+
 }  // namespace
 
 // One key's endpoint, and how many registered partitions hold its node.
@@ -81,19 +90,6 @@ Endpoints::Endpoints(std::string local_task, RemoteSend remote) : Endpoints() {
 }
 
 Endpoints::~Endpoints() = default;
-
-namespace {
-
-StatusOr<Endpoints::Keys> KeysOf(const GraphDef& graph) {
-  Endpoints::Keys keys;
-  for (const NodeDef& n : graph.nodes) {
-    TACT_ASSIGN_OR_RETURN(std::string key, EndpointKey(n));
-    if (!key.empty()) (n.op == "_Send" ? keys.sends : keys.recvs).push_back(std::move(key));
-  }
-  return keys;
-}
-
-}  // namespace
 
 // Under the table's lock throughout: registrations are rare, and spawning
 // an idle (lazily initialised) actor runs none of its code.

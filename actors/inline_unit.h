@@ -7,9 +7,17 @@
 // that a Send kernel, a Recv kernel or a tensor link's reader talks to
 // runs right there: the message costs a mailbox push and a resume, not a
 // wake-up of another thread (50-150 us on a machine whose cores are busy,
-// docs/performance.md). An actor that is already running on another
+// docs/performance.md). The same holds for a local step: Session::Run
+// tells the master inline, so the master and the partitions it sends the
+// step to run on the client's thread up to the step's first expensive
+// kernel, and a partition tells its StepDone to the master inline on the
+// thread that ended the step. An actor that is already running on another
 // thread just finds the message in its mailbox, as with any send; the
 // actor model's one-message-at-a-time guarantee is CAF's, unchanged.
+//
+// An actor run here may spawn (a device actor registering partitions);
+// the outermost TellInline gives the thread back without the reference to
+// CAF's logger that spawning leaves (actors/caf_thread_scope.h).
 //
 // Nested sends do not nest stacks: a message that an actor running here
 // sends (CAF's send, or a TellInline from inside it) queues on this thread
