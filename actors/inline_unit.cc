@@ -21,6 +21,7 @@ class InlineUnit final : public caf::execution_unit {
   bool draining() const { return draining_; }
 
   void Drain() {
+    const CafThreadScope scope;  // an actor run here may spawn (a device actor its partitions)
     draining_ = true;
     while (!jobs_.empty()) {
       caf::resumable* job = jobs_.front();
@@ -57,13 +58,8 @@ thread_local InlineUnit this_thread_unit;
 
 void inline_unit_internal::Tell(const caf::actor& dest, caf::mailbox_element_ptr element) {
   InlineUnit& unit = this_thread_unit;
-  if (unit.draining()) {
-    caf::actor_cast<caf::abstract_actor*>(dest)->enqueue(std::move(element), &unit);
-    return;
-  }
-  const CafThreadScope scope;  // an actor run here may spawn (a device actor its partitions)
   caf::actor_cast<caf::abstract_actor*>(dest)->enqueue(std::move(element), &unit);
-  unit.Drain();
+  if (!unit.draining()) unit.Drain();
 }
 
 }  // namespace tact

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <caf/all.hpp>
-#include <chrono>
 #include <future>
 #include <mutex>
 #include <string>
@@ -15,6 +14,7 @@
 
 #include "actors/actor_scheduler.h"
 #include "actors/caf_thread_scope.h"
+#include "tests/actors/thread_lives_on.h"
 
 namespace tact {
 namespace {
@@ -101,7 +101,7 @@ TEST(InlineUnitSpawnTest, AnActorThatSpawnsOnAThreadThatLivesOnLetsTheSystemEnd)
   caf::actor_system_config cfg;
   UseActorScheduler(cfg);
   std::unique_ptr<caf::actor_system> system;
-  std::promise<void> spawned, finish;
+  std::promise<void> spawned;
   caf::actor spawner;
   {
     const CafThreadScope scope;  // as Session::Create: this thread keeps nothing either
@@ -113,19 +113,12 @@ TEST(InlineUnitSpawnTest, AnActorThatSpawnsOnAThreadThatLivesOnLetsTheSystemEnd)
       }};
     });
   }
-  std::thread pool_thread([&] {
-    TellInline(spawner, 1);
-    finish.get_future().wait();  // lives on, as a device's thread does
-  });
+  test::ThreadThatLivesOn device_thread([&] { TellInline(spawner, 1); });
   spawned.get_future().wait();
   caf::anon_send_exit(spawner, caf::exit_reason::user_shutdown);
   spawner = nullptr;
-  auto ended = std::async(std::launch::async, [&] { system.reset(); });
-  const bool in_time = ended.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
-  finish.set_value();
-  pool_thread.join();
-  ended.wait();
-  EXPECT_TRUE(in_time) << "the actor system waited for the thread that ran the spawning actor";
+  EXPECT_TRUE(device_thread.EndsWhileItLives([&] { system.reset(); }))
+      << "the actor system waited for the thread that ran the spawning actor";
 }
 
 }  // namespace

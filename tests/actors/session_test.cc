@@ -10,6 +10,7 @@
 
 #include "graph/op_registry.h"
 #include "graph/ops/all_ops.h"
+#include "tests/actors/thread_lives_on.h"
 
 namespace tact {
 namespace {
@@ -257,11 +258,9 @@ TEST(SessionTest, TheSpreadMarginDecidesWhereATwigRuns) {
 // go: a session created on a thread that lives on hung its destructor.
 TEST(SessionTest, ASessionCreatedOnAThreadThatLivesOnEndsOnAnother) {
   std::promise<std::unique_ptr<Session>> made;
-  std::promise<void> finish;
-  std::thread creator([&] {
+  test::ThreadThatLivesOn creator([&] {
     StatusOr<std::unique_ptr<Session>> s = Session::Create();
     made.set_value(s.ok() ? std::move(s).value() : nullptr);
-    finish.get_future().wait();  // lives on until the session is gone
   });
   std::unique_ptr<Session> session = made.get_future().get();
   ASSERT_NE(session, nullptr);
@@ -271,12 +270,8 @@ TEST(SessionTest, ASessionCreatedOnAThreadThatLivesOnEndsOnAnother) {
   auto out = session->Run({}, {"y:0"}, {});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(out->at(0).scalar<float>(), 5.0f);
-  auto ended = std::async(std::launch::async, [&] { session.reset(); });
-  const bool in_time = ended.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
-  finish.set_value();
-  creator.join();
-  ended.wait();
-  EXPECT_TRUE(in_time) << "the session's destructor waited for its creating thread to end";
+  EXPECT_TRUE(creator.EndsWhileItLives([&] { session.reset(); }))
+      << "the session's destructor waited for its creating thread to end";
 }
 
 }  // namespace
