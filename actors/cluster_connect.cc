@@ -94,6 +94,7 @@ StatusOr<std::vector<DeviceEndpoint>> ConnectCluster(caf::actor_system& system,
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::vector<DeviceEndpoint> endpoints;
   std::vector<std::pair<std::string, caf::actor>> actors;
+  WireIntroduce introduce;
   for (const std::string& task : cluster.Tasks()) {
     TACT_ASSIGN_OR_RETURN(TaskAddress address, cluster.Address(task));
     TACT_ASSIGN_OR_RETURN(caf::actor actor, ConnectTask(system, task, address, deadline));
@@ -102,18 +103,21 @@ StatusOr<std::vector<DeviceEndpoint>> ConnectCluster(caf::actor_system& system,
       endpoints.push_back(DeviceEndpoint{device, actor, task, info.incarnation, address.host, info.link_port});
     }
     actors.emplace_back(task, actor);
+    introduce.current[task] = info.incarnation;
   }
   // Every task connects to the tasks after it, so that each pair of tasks
   // has its one connection before any step needs it. A connection between
   // two tasks can fail as it opens (CAF once closed a fresh one with
   // connection_timeout, under a loaded test suite, well inside its 5 s):
   // a task that could not reach another is asked again until the deadline,
-  // and only connects to the peers it does not know yet.
+  // and only connects to the peers it does not know yet. Each learns the
+  // incarnations found here, so that a peer restarted since it connected
+  // (while no master watched) is connected to afresh.
   for (const auto& [task, actor] : actors) {
     for (;;) {
       caf::scoped_actor self{system};
       Status s;
-      self->request(actor, kDescribeTimeout, WireIntroduce{})
+      self->request(actor, kDescribeTimeout, introduce)
           .receive([](const WireIntroduced&) {},
                    [&](caf::error& e) { s = FromCafError(e).WithPrefix("introducing task " + task + ": "); });
       if (s.ok()) break;

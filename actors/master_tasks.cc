@@ -232,7 +232,7 @@ void Attach(Self* self, const std::shared_ptr<AttachTry>& t, const caf::actor& a
     if (t > task) after.push_back(t);
   }
   auto introduce_new = [=]() {
-    self->request(actor, kReattachTimeout, WireIntroduce{after})
+    self->request(actor, kReattachTimeout, WireIntroduce{after, {}})
         .then(
             [=](const WireIntroduced&) {
               if (!EndTry(self, t, /*try_again=*/false)) return;  // cut meanwhile
@@ -252,7 +252,7 @@ void Attach(Self* self, const std::shared_ptr<AttachTry>& t, const caf::actor& a
     return;
   }
   for (const caf::actor& a : others) {
-    self->request(a, kReattachTimeout, WireIntroduce{{task}})
+    self->request(a, kReattachTimeout, WireIntroduce{{task}, {}})
         .then(
             [=](const WireIntroduced&) {
               if (--*left > 0 || t->ended) return;

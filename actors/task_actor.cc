@@ -51,9 +51,10 @@ std::string HelloBytes(const std::string& task, const caf::actor& actor, uint16_
   return task + "\n" + caf::to_string(actor.address()) + "\n" + std::to_string(link_port) + "\n" + payload;
 }
 
-Peer PeerAt(const TaskActorConfig& st, const std::string& task, caf::actor actor, uint16_t link_port) {
+Peer PeerAt(const TaskActorConfig& st, const std::string& task, caf::actor actor, uint16_t link_port,
+            uint64_t incarnation = 0) {
   StatusOr<TaskAddress> a = st.cluster.Address(task);
-  return Peer{std::move(actor), a.ok() ? a->host : std::string(), link_port};
+  return Peer{std::move(actor), a.ok() ? a->host : std::string(), link_port, 0, incarnation};
 }
 
 // Tasks (other than this one) that the partition's Sends deliver to.
@@ -233,6 +234,22 @@ caf::response_promise Register(TaskSelf* self, WireRegisterPartition& reg) {
   return promise;
 }
 
+// Forgets each task after this one that it knows in another incarnation
+// than `current` (the master's view): that process has gone, and a task
+// connects only to the tasks it does not know. Without this a task
+// restarted while no master watched would never be connected to again.
+void ForgetGoneProcesses(TaskActorConfig& st, const std::map<std::string, uint64_t>& current) {
+  for (const auto& [task, incarnation] : current) {
+    if (task <= st.task) continue;
+    const Peer peer = st.peers->Find(task);
+    if (peer.actor && peer.incarnation != incarnation) {
+      LogInfo("tact worker ", st.task, ": task ", task, " was started afresh (incarnation ", incarnation,
+              ", not ", peer.incarnation, "); connecting to the new process");
+      st.peers->Remove(task);
+    }
+  }
+}
+
 // Connects to every task named after this one that is not known yet, and
 // says hello to it with proof of the cluster's secret.
 caf::response_promise Introduce(TaskSelf* self) {
@@ -270,7 +287,8 @@ caf::response_promise Introduce(TaskSelf* self) {
                             WireHello{self->state.task, my_port, payload, proof.ok() ? *proof : std::string()})
                   .then(
                       [=](const WireTaskInfo& info) mutable {
-                        self->state.peers->Add(task, PeerAt(self->state, task, peer, info.link_port));
+                        self->state.peers->Add(
+                            task, PeerAt(self->state, task, peer, info.link_port, info.incarnation));
                         if (--*left == 0 && promise.pending()) promise.deliver(WireIntroduced{});
                       },
                       [=](caf::error& e) mutable { fail(task, address, e); });
@@ -343,6 +361,7 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
       },
       [self](const WireIntroduce& introduce) {
         for (const std::string& task : introduce.forget) self->state.peers->Remove(task);
+        ForgetGoneProcesses(self->state, introduce.current);
         return Introduce(self);
       },
       [self](const WireHello& hello) {

@@ -52,6 +52,9 @@ struct Peer {
   std::string host;
   uint16_t link_port = 0;
   uint64_t epoch = 0;  // new with every Add: a peer met again gets new links
+  // Of its process, as it answered this task's hello; 0 for a peer that
+  // said hello here (a lower task, which a master never asks about).
+  uint64_t incarnation = 0;
 };
 
 // The other tasks, by task name: read by Send kernels on device threads,

@@ -333,6 +333,12 @@ Status Decode(std::string_view bytes, WireDescribe* m) {
 StatusOr<std::string> Encode(const WireIntroduce& m) {
   return Build<schema::Introduce>("Introduce", [&](auto out) {
     NamesToProto(m.forget, out.initForget(static_cast<unsigned>(m.forget.size())));
+    auto current = out.initCurrent(static_cast<unsigned>(m.current.size()));
+    unsigned i = 0;
+    for (const auto& [task, incarnation] : m.current) {
+      current[i].setTask(task);
+      current[i++].setIncarnation(incarnation);
+    }
     return Status::OK();
   });
 }
@@ -340,6 +346,11 @@ StatusOr<std::string> Encode(const WireIntroduce& m) {
 Status Decode(std::string_view bytes, WireIntroduce* m) {
   return Parse<schema::Introduce>(bytes, "Introduce", [&](auto in, size_t) {
     m->forget = NamesFromProto(in.getForget());
+    for (auto c : in.getCurrent()) {
+      if (!m->current.emplace(c.getTask(), c.getIncarnation()).second) {
+        return errors::InvalidArgument("task '", std::string(c.getTask()), "' twice in 'current'");
+      }
+    }
     return Status::OK();
   });
 }

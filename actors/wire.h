@@ -10,6 +10,7 @@
 
 #include <any>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -112,6 +113,9 @@ struct WireDescribe {
 
 struct WireIntroduce {
   std::vector<std::string> forget;  // tasks to forget before connecting
+  // task -> its incarnation as the master found it: a peer known in
+  // another incarnation is forgotten too (schemas/runtime.capnp).
+  std::map<std::string, uint64_t> current;
 };
 
 struct WireIntroduced {};

@@ -23,6 +23,11 @@ bool LogEnabled(LogLevel level);
 void LogMessage(LogLevel level, const std::string& message);
 
 template <typename... Args>
+void LogInfo(const Args&... args) {
+  if (LogEnabled(LogLevel::kInfo)) LogMessage(LogLevel::kInfo, errors::internal::StrCat(args...));
+}
+
+template <typename... Args>
 void LogWarning(const Args&... args) {
   if (LogEnabled(LogLevel::kWarning)) LogMessage(LogLevel::kWarning, errors::internal::StrCat(args...));
 }

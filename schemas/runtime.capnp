@@ -160,6 +160,16 @@ struct Describe {
 # once every one of them has answered the task's Hello.
 struct Introduce {
   forget @0 :List(Text);
+  # The incarnation of each task as the master found it (TaskInfo). A task
+  # that knows another incarnation of one of them knows a process that has
+  # gone, and forgets it too: a master that connects afresh does not know
+  # which tasks were restarted since the last one.
+  current @1 :List(TaskIncarnation);
+}
+
+struct TaskIncarnation {
+  task @0 :Text;
+  incarnation @1 :UInt64;
 }
 
 struct Introduced {}

@@ -2,11 +2,13 @@
 // the same bytes through CAF's own serializer as remoting will use them.
 #include "actors/wire.h"
 
+#include <capnp/serialize.h>
 #include <gtest/gtest.h>
 
 #include "actors/wire_auth.h"
 #include "actors/wire_caf.h"
 #include "graph/ops/all_ops.h"
+#include "schemas/runtime.capnp.h"
 
 namespace tact {
 namespace {
@@ -124,10 +126,12 @@ TEST(WireTest, TheTasksConnectionTalkRoundTripsWithBinaryProofs) {
   EXPECT_EQ(d2.payload, payload);
   EXPECT_EQ(d2.proof, proof);
 
-  WireIntroduce in{{"/job:worker/replica:0/task:1", "/job:worker/replica:0/task:2"}};
+  WireIntroduce in{{"/job:worker/replica:0/task:1", "/job:worker/replica:0/task:2"},
+                   {{"/job:ps/replica:0/task:0", 7}, {"/job:worker/replica:0/task:1", ~uint64_t{0}}}};
   WireIntroduce in2;
   ASSERT_TRUE(Decode(*Encode(in), &in2).ok());
   EXPECT_EQ(in2.forget, in.forget);
+  EXPECT_EQ(in2.current, in.current);
   WireIntroduced done;
   EXPECT_TRUE(Decode(*Encode(WireIntroduced{}), &done).ok());
 
@@ -247,6 +251,24 @@ TEST(WireTest, ARegistrationsAnswerAndAFailureCrossAsCapnProto) {
   ASSERT_TRUE(bytes.ok());
   WireFailure decoded;
   EXPECT_EQ(Decode(*bytes, &decoded).code(), Code::kInvalidArgument);
+}
+
+// One task with two incarnations says nothing about which process is
+// gone: refused, naming the task and the field.
+TEST(WireTest, AnIntroduceNamingATaskTwiceIsRefused) {
+  capnp::MallocMessageBuilder message;
+  auto current = message.initRoot<schema::Introduce>().initCurrent(2);
+  for (unsigned i = 0; i < 2; ++i) {
+    current[i].setTask("/job:worker/replica:0/task:1");
+    current[i].setIncarnation(i + 1);
+  }
+  const kj::Array<capnp::word> words = capnp::messageToFlatArray(message);
+  const kj::ArrayPtr<const char> chars = words.asChars();
+  WireIntroduce decoded;
+  const Status s = Decode(std::string_view(chars.begin(), chars.size()), &decoded);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("task '/job:worker/replica:0/task:1' twice in 'current'"), std::string::npos)
+      << s.ToString();
 }
 
 // Bytes signed in one cluster do not decode in another, nor in a process

@@ -393,6 +393,27 @@ TEST(SupervisedSessionTest, AKilledTaskIsStartedAgainAndTheNextRunWaitsForIt) {
   EXPECT_EQ((*y)[0].scalar<float>(), 11.0f);
 }
 
+// A cluster outlives its clients: a task restarted while no session runs
+// (a machine rebooted between two training runs) is introduced to its
+// peers by the next session's master. Worker 0 still holds the old
+// process's entry; it must connect to the new one, or worker 1's Send to
+// it is refused at registration.
+TEST(ClusterSessionTest, ATaskRestartedBetweenSessionsWorksWithTheNextSession) {
+  auto cluster = StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    auto session = Connect(*cluster, VariableOnWorker1());
+    ASSERT_NE(session, nullptr);
+    ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+    auto y = session->Run({}, {"y"}, {});
+    ASSERT_TRUE(y.ok()) << y.status().ToString() << "\n" << cluster->Log(Task("worker", 1));
+    EXPECT_EQ((*y)[0].scalar<float>(), 11.0f);
+    session.reset();
+    ASSERT_TRUE(cluster->Restart(Task("worker", 1)).ok());
+  }
+}
+
 // A task that stops answering but does not exit (SIGSTOP) is lost at the
 // health deadline, and taken for hung after `hung_after`: its process is
 // killed and started again.
