@@ -13,7 +13,9 @@
 //                                     `forget` (a restarted task's old
 //                                     process; or, to a task cut off and
 //                                     attached again, the tasks after it)
-//                                     (master)
+//                                     and those it knows in another
+//                                     incarnation than `current` (restarted
+//                                     while no master watched) (master)
 //   WireHello                      -> a lower task that connected here (the
 //                                     sender); answers with this task's
 //                                     WireTaskInfo (its link port)
