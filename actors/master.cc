@@ -541,7 +541,14 @@ caf::behavior MasterBehavior(Self* self, MasterOptions options) {
       [self](health_atom) { CheckHealth(self); },
       [self](reattach_atom, const std::string& task, int attempt) { Reattach(self, task, attempt); },
       [self](std::shared_ptr<ExtendCall> call) { call->reply(Extend(self->state, call->graph)); },
-      [self](std::shared_ptr<RunCall> call) { Run(self, std::move(call)); },
+      [self](std::shared_ptr<RunCall> call) {
+        if (self->state.crash_at_next_run) {
+          // Dropped unanswered: the call answers its client Unavailable.
+          self->quit(caf::make_error(caf::sec::runtime_error, "CrashMaster fault hook"));
+          return;
+        }
+        Run(self, std::move(call));
+      },
       [self](WireStepDone& done) { FinishStep(self, done); },
       [self](timeout_atom, int64_t step_id) {
         if (self->state.pending.count(step_id) == 0) return;
@@ -552,7 +559,7 @@ caf::behavior MasterBehavior(Self* self, MasterOptions options) {
       },
       [self](abandon_atom, int64_t step_id) { AbandonStep(self, step_id); },
       [self](close_atom) { Close(self); },
-      [self](crash_atom) { self->quit(caf::make_error(caf::sec::runtime_error, "CrashMaster fault hook")); },
+      [self](crash_atom) { self->state.crash_at_next_run = true; },
       [self](give_up_atom, const caf::error& why) { GiveUp(self, FromCafError(why)); },
       [self](park_timeout_atom, uint64_t id) { ParkTimeout(self, id); },
       [self](bulk_failed_atom, int64_t step_id, const caf::error& why) {

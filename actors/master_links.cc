@@ -79,7 +79,7 @@ MasterLinks::~MasterLinks() {
 uint16_t MasterLinks::port() const { return links_->port(); }
 
 void MasterLinks::SetOnStepDone(OnStepDone on_done) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::shared_mutex> lock(on_done_mu_);
   on_done_ = std::move(on_done);
 }
 
@@ -123,16 +123,14 @@ void MasterLinks::Arrived(const LinkSender& from, int64_t step_id, const std::st
       }
     }
   }
-  OnStepDone on_done;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    on_done = on_done_;
-  }
   // The master's copy first: once answered, the client may close the
   // session at once, and a close that reached the master before this
   // StepDone would find the finished step still running and abort it on
   // every task (a frame each, for nothing).
-  if (on_done) on_done(std::move(**done));
+  {
+    std::shared_lock<std::shared_mutex> lock(on_done_mu_);
+    if (on_done_) on_done_(std::move(**done));
+  }
   if (finished) finished(std::move(fetched));
 }
 

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <set>
 #include <string>
 
@@ -39,7 +40,10 @@ class MasterLinks {
 
   uint16_t port() const;  // where the tasks' StepDones arrive
 
-  // Where StepDones go; set before the first step message is sent.
+  // Where StepDones go; set before the first step message is sent. Returns
+  // once no reader runs the one it replaces: the master runs on the reader
+  // that tells it a StepDone (actors/inline_unit.h), so a session clears
+  // this before its actor system ends.
   void SetOnStepDone(OnStepDone on_done);
 
   // Called on a reader thread with the fetches (by "node:port") of a step
@@ -83,8 +87,11 @@ class MasterLinks {
 
   std::unique_ptr<TensorLinks> links_;
   StepDoneAssembler assembler_;
-  std::mutex mu_;  // guards lanes_ and on_done_
+  std::mutex mu_;  // guards lanes_
   std::map<std::string, std::unique_ptr<Lane>> lanes_;  // by task
+  // Held shared while a reader calls on_done_, so that SetOnStepDone waits
+  // for the calls in flight; readers do not wait for each other.
+  std::shared_mutex on_done_mu_;
   OnStepDone on_done_;
 
   // A step to answer on arrival: the StepDones still to come, and what

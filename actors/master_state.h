@@ -110,6 +110,8 @@ struct MasterState {
   std::map<uint64_t, ParkedRun> parked;
   uint64_t next_parked = 1;
   bool closed = false;
+  // CrashMaster: the next Run ends this master (crash_atom).
+  bool crash_at_next_run = false;
   Status failed;  // the supervisor gave up: every Run fails with this
   // What measured steps reported, by node name (placement_measure_steps).
   std::unique_ptr<MeasuredCostModel> measured_costs;

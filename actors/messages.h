@@ -66,7 +66,7 @@ using abandon_atom = caf::atom_constant<caf::atom("abandon")>;
 // running steps, each of which still answers its client.
 using close_atom = caf::atom_constant<caf::atom("close")>;
 // The fault hook CrashMaster (actors/session.h): the master ends as a bug
-// would, and its supervisor starts another.
+// would as it takes the next Run, and its supervisor starts another.
 using crash_atom = caf::atom_constant<caf::atom("crash")>;
 // The master's timers for health pings, and for trying to reach a lost
 // task again.

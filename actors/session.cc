@@ -123,8 +123,10 @@ class ActorSession final : public Session {
       master_options_ = MasterOptions();
     }
     master_->Set(caf::actor());
+    // Before the system ends: the master runs on the link reader that
+    // tells it a StepDone, and the callback holds it.
+    if (links_ != nullptr) links_->SetOnStepDone(nullptr);
     system_.reset();  // waits for the actors to end
-    if (links_ != nullptr) links_->SetOnStepDone(nullptr);  // it holds the master
   }
 
   Status Extend(const GraphDef& graph) override {
@@ -270,7 +272,7 @@ class ActorSession final : public Session {
       caf::anon_send(master, std::move(call));
     }
     if (links_ != nullptr) {
-      links_->SetOnStepDone([master](WireStepDone done) { caf::anon_send(master, std::move(done)); });
+      links_->SetOnStepDone([master](WireStepDone done) { TellInline(master, std::move(done)); });
     }
     master_->Set(master);
     return master;

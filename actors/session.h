@@ -122,11 +122,17 @@ class Session {
 };
 
 // A fault hook for tests and chaos runs: the session's master actor ends
-// as a bug would. Its supervisor starts a new master with the session's
-// graph, which registers the partitions again as Runs need them; Runs the
-// old master held fail with Unavailable (a SupervisedSession recovers from
-// that), later ones go to the new master. The master's restarts count
-// against SupervisionOptions::max_restarts.
+// as a bug would, as it takes the next Run. Its supervisor starts a new
+// master with the session's graph, which registers the partitions again
+// as Runs need them; that Run and any other the old master held fail with
+// Unavailable (a SupervisedSession recovers from that), later ones go to
+// the new master. The master's restarts count against
+// SupervisionOptions::max_restarts.
+//
+// Why at the next Run and not at once: a master idle between two Runs may
+// have ended and been replaced before the next Run, which then passes, so
+// whether a crash costs a Run would depend on the threads' timing; a
+// fault hook's effect should be the same on every run.
 void CrashMaster(Session& session);
 
 }  // namespace tact

@@ -17,7 +17,8 @@
 //                               bytes of the newest checkpoint's first shard
 //                               flipped, so that restoring must fall back
 //   crash-master@step=250       the session's master actor ends as a bug
-//                               would (CrashMaster, actors/session.h): its
+//                               would as it takes step 250's Run
+//                               (CrashMaster, actors/session.h): its
 //                               supervisor starts another
 #pragma once
 
