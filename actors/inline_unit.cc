@@ -19,6 +19,7 @@ class InlineUnit final : public caf::execution_unit {
   void exec_later(caf::resumable* job) override { jobs_.push_back(job); }
 
   bool draining() const { return draining_; }
+  int holds = 0;  // InlineHolds alive on this thread
 
   void Drain() {
     const CafThreadScope scope;  // an actor run here may spawn (a device actor its partitions)
@@ -59,7 +60,14 @@ thread_local InlineUnit this_thread_unit;
 void inline_unit_internal::Tell(const caf::actor& dest, caf::mailbox_element_ptr element) {
   InlineUnit& unit = this_thread_unit;
   caf::actor_cast<caf::abstract_actor*>(dest)->enqueue(std::move(element), &unit);
-  if (!unit.draining()) unit.Drain();
+  if (!unit.draining() && unit.holds == 0) unit.Drain();
+}
+
+InlineHold::InlineHold() { ++this_thread_unit.holds; }
+
+InlineHold::~InlineHold() {
+  InlineUnit& unit = this_thread_unit;
+  if (--unit.holds == 0 && !unit.draining()) unit.Drain();
 }
 
 }  // namespace tact

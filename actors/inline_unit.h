@@ -43,6 +43,19 @@ namespace tact {
 template <class... Ts>
 void TellInline(const caf::actor& dest, Ts&&... xs);
 
+// While one lives on this thread, TellInline only queues: the actors it
+// makes ready run when the outermost hold ends (or, inside a TellInline,
+// when that one's actor returns). So a message can be in an actor's
+// mailbox before the thread does something that makes other threads send
+// to it, without the actor's run delaying that.
+class InlineHold {
+ public:
+  InlineHold();
+  ~InlineHold();
+  InlineHold(const InlineHold&) = delete;
+  InlineHold& operator=(const InlineHold&) = delete;
+};
+
 namespace inline_unit_internal {
 void Tell(const caf::actor& dest, caf::mailbox_element_ptr element);
 }  // namespace inline_unit_internal

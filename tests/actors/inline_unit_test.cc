@@ -79,6 +79,23 @@ TEST_F(InlineUnitTest, AnIdleActorRunsOnTheTellingThreadBeforeTellReturns) {
   EXPECT_EQ(log_.threads[1], std::this_thread::get_id());
 }
 
+// Under a hold the message only waits in the mailbox, so that what another
+// thread sends meanwhile comes after it; the actor runs here when the hold
+// ends (MasterLinks answers a client between the two).
+TEST_F(InlineUnitTest, UnderAHoldAnActorRunsWhenTheHoldEndsWithWhatCameAfter) {
+  caf::actor b = Keep(system_->spawn<caf::lazy_init>(Recorder, &log_, std::string("b")));
+  {
+    const InlineHold hold;
+    TellInline(b, 1);
+    EXPECT_TRUE(log_.events.empty());
+    std::thread([b] { TellInline(b, 2); }).join();
+    EXPECT_TRUE(log_.events.empty());
+  }
+  ASSERT_EQ(log_.events, (std::vector<std::string>{"b:1", "b:2"}));
+  EXPECT_EQ(log_.threads[0], std::this_thread::get_id());
+  EXPECT_EQ(log_.threads[1], std::this_thread::get_id());
+}
+
 // Both a TellInline and CAF's own send from inside an inline actor.
 class NestedTellTest : public InlineUnitTest, public ::testing::WithParamInterface<bool> {};
 
