@@ -49,7 +49,12 @@ Status ReserveSpace(const std::string& path, uint64_t bytes) {
   }
   if (fallocate(f.fd, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(bytes)) == 0) return Status::OK();
   const int err = errno;
-  if (err == ENOSPC || err == EDQUOT) return NoSpace(path, bytes, std::strerror(err));
+  if (err == ENOSPC || err == EDQUOT) {
+    // ext4 keeps what it allocated before it ran out: the whole disk, held
+    // by this file until it goes, failing every other writer meanwhile.
+    ReleaseSpaceBeyondEnd(path, bytes);
+    return NoSpace(path, bytes, std::strerror(err));
+  }
   if (err == EOPNOTSUPP || err == ENOSYS) return Status::OK();
   return errors::Internal("cannot reserve ", bytes, " bytes for checkpoint file '", path, "': ",
                           std::strerror(err));

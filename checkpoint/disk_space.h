@@ -28,7 +28,8 @@ Status CheckFreeSpace(const std::string& path, uint64_t bytes);
 // without changing its size, so that writes within them cannot fail for
 // lack of space. ResourceExhausted naming the file when the disk or the
 // user's quota cannot hold them; OK, claiming nothing, on a file system
-// that cannot allocate ahead (CheckFreeSpace alone then stood guard).
+// that cannot allocate ahead (CheckFreeSpace alone then stood guard). A
+// failed reservation claims nothing.
 Status ReserveSpace(const std::string& path, uint64_t bytes);
 
 // Gives back the blocks beyond the end of `path` that ReserveSpace(path,

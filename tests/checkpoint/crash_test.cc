@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "checkpoint_test_util.h"
@@ -24,11 +25,15 @@ using CrashTest = CheckpointDirTest;
 Variables Shard0(int64_t step) { return {{"big/kernel", RandomTensor(DT_FLOAT, {1024, 2048}, step)}}; }
 Variables Shard1(int64_t step) { return {{"step", Tensor::Scalar<int64_t>(step)}}; }
 
+// Exits 3, saying why on stderr, if a write fails.
 [[noreturn]] void WriteForever(const std::string& dir, int64_t first_step) {
   for (int64_t step = first_step;; ++step) {
-    if (!WriteCheckpointShard(dir, step, 0, 2, Shard0(step)).ok() ||
-        !WriteCheckpointShard(dir, step, 1, 2, Shard1(step)).ok() || !CommitCheckpoint(dir, step, 2).ok() ||
-        !PruneCheckpoints(dir, 2).ok()) {
+    Status s = WriteCheckpointShard(dir, step, 0, 2, Shard0(step));
+    if (s.ok()) s = WriteCheckpointShard(dir, step, 1, 2, Shard1(step));
+    if (s.ok()) s = CommitCheckpoint(dir, step, 2);
+    if (s.ok()) s = PruneCheckpoints(dir, 2);
+    if (!s.ok()) {
+      std::fprintf(stderr, "writer at step %lld: %s\n", static_cast<long long>(step), s.ToString().c_str());
       _exit(3);
     }
   }
