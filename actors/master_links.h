@@ -28,7 +28,9 @@ class MasterLinks {
  public:
   // Called on a sending thread when a tensor could not be sent.
   using OnError = std::function<void(const Status& status)>;
-  // Called on a reader thread with each StepDone that arrives.
+  // Called on a reader thread with each StepDone that arrives, under an
+  // InlineHold (actors/inline_unit.h): an actor it tells inline runs once
+  // the step's client has its answer (AnswerOnArrival).
   using OnStepDone = std::function<void(WireStepDone done)>;
 
   // Listens on `host` for the tasks' answers. `client` names this end in
