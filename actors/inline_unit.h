@@ -33,6 +33,7 @@
 #pragma once
 
 #include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
 #include <caf/mailbox_element.hpp>
 #include <utility>
 
@@ -55,6 +56,13 @@ class InlineHold {
   InlineHold(const InlineHold&) = delete;
   InlineHold& operator=(const InlineHold&) = delete;
 };
+
+// Returns once no thread runs an actor of `system` inline. An actor that
+// ends here leaves its system's registry before it has finished cleaning
+// up (CAF's local_actor::cleanup reads the system's clock after), and the
+// system's destructor waits only for the registry: so whoever destroys a
+// system calls this first, after system.await_all_actors_done().
+void AwaitInlineRuns(const caf::actor_system& system);
 
 namespace inline_unit_internal {
 void Tell(const caf::actor& dest, caf::mailbox_element_ptr element);

@@ -126,7 +126,13 @@ class ActorSession final : public Session {
     // Before the system ends: the master runs on the link reader that
     // tells it a StepDone, and the callback holds it.
     if (links_ != nullptr) links_->SetOnStepDone(nullptr);
-    system_.reset();  // waits for the actors to end
+    // An actor that ended on a thread of ours (a device's, the client's)
+    // may still be finishing there (actors/inline_unit.h).
+    if (system_ != nullptr) {
+      system_->await_all_actors_done();
+      AwaitInlineRuns(*system_);
+    }
+    system_.reset();
   }
 
   Status Extend(const GraphDef& graph) override {

@@ -12,6 +12,7 @@
 #include "actors/actor_scheduler.h"
 #include "actors/cluster_connect.h"
 #include "actors/cluster_gate.h"
+#include "actors/inline_unit.h"
 #include "actors/messages.h"
 #include "actors/rendezvous_mgr.h"
 #include "actors/step_link.h"
@@ -40,7 +41,13 @@ class WorkerImpl final : public Worker {
     links_.reset();  // its readers deliver into the rendezvous and run kernels
     for (const caf::actor& a : actors_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     actors_.clear();
-    system_.reset();  // waits for the actors and the middleman
+    // An actor that ended on a thread of ours (a device's, a link's reader)
+    // may still be finishing there (actors/inline_unit.h).
+    if (system_ != nullptr) {
+      system_->await_all_actors_done();
+      AwaitInlineRuns(*system_);
+    }
+    system_.reset();  // waits for the middleman
   }
 
   Status Init(const WorkerOptions& o, const TaskAddress& address) {
