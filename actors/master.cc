@@ -16,6 +16,7 @@
 
 #include "actors/bulk_transfer.h"
 #include "actors/master_links.h"
+#include "actors/master_run_call.h"
 #include "actors/master_state.h"
 #include "actors/measured_costs.h"
 #include "actors/send_batch.h"
@@ -30,50 +31,7 @@ namespace {
 // bounds how long a lost answer can hold the Runs queued behind it.
 constexpr auto kRegisterTimeout = std::chrono::seconds(60);
 
-std::string Normalized(const std::string& tensor_name) {
-  return ParseTensorId(tensor_name)->ToString();  // BuildSubgraph checked it
-}
-
-std::string SignatureKey(const RunCall& call) {
-  std::vector<std::string> feeds;
-  for (const auto& [name, t] : call.feeds) feeds.push_back(name);
-  std::sort(feeds.begin(), feeds.end());
-  std::vector<std::string> targets = call.targets;
-  std::sort(targets.begin(), targets.end());
-  std::string key;
-  for (const auto& f : feeds) key += f + ",";
-  key += "|";
-  for (const auto& f : call.fetches) key += f + ",";  // order matters: it is the result's order
-  key += "|";
-  for (const auto& t : targets) key += t + ",";
-  return key;
-}
-
 Status Cancelled() { return errors::Cancelled("the session was closed"); }
-
-// Feeds of the wrong dtype, or of a shape their Placeholder rules out.
-Status CheckFeeds(const MasterState& st, const RunCall& call, const Signature& sig) {
-  for (size_t i = 0; i < call.feeds.size(); ++i) {
-    const auto& [name, t] = call.feeds[i];
-    DataType want = DT_INVALID;
-    for (const auto& [n, type] : sig.feed_types) {
-      if (n == name) want = type;
-    }
-    if (t.dtype() != want) {
-      return errors::InvalidArgument("feed '", name, "' is ", DataTypeString(t.dtype()),
-                                     " but the graph expects ", DataTypeString(want));
-    }
-    Node* node = st.graph->FindNode(ParseTensorId(name)->node);
-    PartialTensorShape declared;
-    if (node->op() == "Placeholder" && GetAttr(node->attrs(), "shape", &declared).ok() &&
-        !declared.IsCompatibleWith(t.shape())) {
-      return errors::InvalidArgument("feed '", name, "' has shape ", t.shape().DebugString(),
-                                     " but placeholder '", node->name(), "' has shape ",
-                                     declared.DebugString());
-    }
-  }
-  return Status::OK();
-}
 
 const DeviceEndpoint* Endpoint(const MasterState& st, const std::string& device) {
   for (const DeviceEndpoint& d : st.options.devices) {
@@ -111,17 +69,6 @@ bool SendStepMessage(Self* self, const DeviceEndpoint& d, int64_t step_id, const
   return true;
 }
 
-// The step's answer as the client gets it: its fetches in the order asked.
-StatusOr<std::vector<Tensor>> Answer(const RunCall& call, const std::map<std::string, Tensor>& fetched) {
-  std::vector<Tensor> out;
-  for (const std::string& f : call.fetches) {
-    auto t = fetched.find(Normalized(f));
-    if (t == fetched.end()) return errors::Internal("no partition returned fetch '", f, "'");
-    out.push_back(t->second);  // the reference, not the bytes
-  }
-  return out;
-}
-
 // When every partition of a step answers on a tensor link, the link's
 // reader that takes the last StepDone answers the client (MasterLinks::
 // AnswerOnArrival); the master still sees every StepDone. Not for a Run
@@ -148,7 +95,7 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const std::string& key
     call->reply(Cancelled());
     return;
   }
-  Status s = CheckFeeds(st, *call, sig);
+  Status s = CheckFeeds(*st.graph, *call, sig);
   if (!s.ok()) {
     call->reply(s);
     return;
