@@ -13,8 +13,8 @@ cmake --install build --prefix "$prefix" > build/install.log
 
 # The runtime's own actor headers; every other header is CAF-free.
 caf_headers=" actors/actor_scheduler.h actors/caf_thread_scope.h actors/cluster_connect.h actors/cluster_gate.h
-  actors/endpoints.h actors/inline_unit.h actors/master_handle.h actors/master_state.h actors/messages.h
-  actors/rendezvous_mgr.h actors/supervisor.h actors/task_actor.h actors/wire_auth.h
+  actors/endpoints.h actors/inline_unit.h actors/master_handle.h actors/master_run_call.h
+  actors/master_state.h actors/messages.h actors/rendezvous_mgr.h actors/supervisor.h actors/task_actor.h actors/wire_auth.h
   actors/wire_caf.h "
 bad=0
 cd "$prefix/include/tact"
