@@ -19,6 +19,7 @@
 #include "actors/master_run_call.h"
 #include "actors/master_state.h"
 #include "actors/measured_costs.h"
+#include "actors/partition.h"
 #include "actors/send_batch.h"
 #include "graph/logging.h"
 #include "graph/subgraph.h"
@@ -88,6 +89,18 @@ void AnswerOnArrival(MasterState& st, int64_t step_id, const std::shared_ptr<Run
                                     });
 }
 
+void AbortStep(Self* self, int64_t step_id, const Status& status);
+
+// The newest step of signature `key` still running; null when none is.
+PendingStep* NewestPending(MasterState& st, const std::string& key, int64_t* step_id) {
+  for (auto it = st.pending.rbegin(); it != st.pending.rend(); ++it) {
+    if (it->second.signature != key) continue;
+    *step_id = it->first;
+    return &it->second;
+  }
+  return nullptr;
+}
+
 void StartStep(Self* self, std::shared_ptr<RunCall> call, const std::string& key,
                const Signature& sig) {
   MasterState& st = self->state;
@@ -98,6 +111,12 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const std::string& key
   Status s = CheckFeeds(*st.graph, *call, sig);
   if (!s.ok()) {
     call->reply(s);
+    return;
+  }
+  int64_t after = 0;
+  PendingStep* before = call->follow ? NewestPending(st, key, &after) : nullptr;
+  if (before != nullptr && before->generation != sig.generation) {
+    before->deferred.push_back(std::move(call));
     return;
   }
   const int64_t step_id = st.next_step++;
@@ -114,6 +133,7 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const std::string& key
     run.step_id = step_id;
     run.handle = p.handle;
     run.collect_stats = call->stats != nullptr || measured;
+    run.after_step = after;
     const DeviceEndpoint* endpoint = Endpoint(st, p.device);
     for (const std::string& f : p.feeds) {
       const Tensor& t = *feeds.at(f);
@@ -135,6 +155,11 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const std::string& key
   step.measured = measured;
   step.partitions = sig.partitions;
   step.outstanding = static_cast<int>(sig.partitions.size());
+  if (before != nullptr) {
+    before->follower = step_id;
+    // Where `after` has already ended well, this step would run.
+    if (!before->status.ok()) AbortStep(self, step_id, FollowerAborted(after, step_id, before->status));
+  }
   if (st.options.operation_timeout_ms > 0) {
     self->delayed_send(self, std::chrono::milliseconds(st.options.operation_timeout_ms),
                        timeout_atom::value, step_id);
@@ -182,6 +207,19 @@ void StepEnded(Self* self, uint64_t generation) {
   st.retired.erase(retired);
 }
 
+// The calls deferred until step `step_id` ended (PendingStep::deferred),
+// now that it has, with `status`: they fail with it as a follower does.
+void StartDeferred(Self* self, int64_t step_id, std::vector<std::shared_ptr<RunCall>>& deferred,
+                   const Status& status) {
+  for (auto& call : std::exchange(deferred, {})) {
+    if (status.ok()) {
+      RunAgain(self, std::move(call));
+    } else {
+      call->reply(errors::Aborted("step ", step_id, ", which this Run was to follow, failed: ", status.ToString()));
+    }
+  }
+}
+
 // How long the StepDones of an aborted step may take before the master
 // stops waiting for them: a health ping's deadline, at least a second.
 std::chrono::milliseconds AbandonGrace(const MasterOptions& o) {
@@ -201,6 +239,7 @@ void AbandonStep(Self* self, int64_t step_id) {
   PendingStep step = std::move(it->second);
   st.pending.erase(it);
   StepEnded(self, step.generation);
+  StartDeferred(self, step_id, step.deferred, errors::DeadlineExceeded("it was abandoned"));
   if (st.options.links != nullptr) st.options.links->ForgetStep(step_id);
   std::set<std::string> silent;
   for (const RegisteredPartition& p : step.partitions) {
@@ -592,12 +631,17 @@ void FinishStep(Self* self, WireStepDone& done) {
   if (!done.status.ok() && step.status.ok()) {
     step.status = done.status;
     if (step.outstanding > 1) AbortStep(self, done.step_id, done.status);
+    // Where this step ended well, its follower would run.
+    if (step.follower != 0) {
+      AbortStep(self, step.follower, FollowerAborted(done.step_id, step.follower, done.status));
+    }
   }
   for (auto& [name, t] : done.fetched) step.fetched[name] = std::move(t);
   if (--step.outstanding > 0) return;
   PendingStep finished = std::move(step);
   st.pending.erase(it);
   StepEnded(self, finished.generation);
+  StartDeferred(self, done.step_id, finished.deferred, finished.status);
   if (st.options.links != nullptr) st.options.links->ForgetStep(done.step_id);
   if (!finished.status.ok()) {
     finished.call->reply(finished.status);

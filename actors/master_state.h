@@ -52,6 +52,10 @@ struct PendingStep {
   int outstanding = 0;  // partitions yet to answer
   Status status;        // the first error
   std::map<std::string, Tensor> fetched;  // by "node:port"
+  int64_t follower = 0;  // the step sent to follow this one (RunCall::follow)
+  // Calls to follow this one that found their signature placed anew (other
+  // partitions, which cannot wait for this one's): run once it has ended.
+  std::vector<std::shared_ptr<RunCall>> deferred;
 };
 
 // One try at attaching the process that answers at a lost task's address,

@@ -103,6 +103,8 @@ struct RunCall {
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
   StepStats* stats = nullptr;
+  // Start after the previous following Run of the same signature.
+  bool follow = false;
   OnceReply<StatusOr<std::vector<Tensor>>> reply;
 };
 

@@ -85,6 +85,51 @@ bool Partition::FirstDelivery(int64_t step_id) {
 
 void Partition::Run(WireRunStep& step, Reply reply) {
   if (!FirstDelivery(step.step_id)) return;
+  if (step.after_step != 0) {
+    std::unique_lock<std::mutex> lock(mu_);
+    auto ended = ended_.find(step.after_step);
+    if (ended == ended_.end()) {
+      const int64_t after = step.after_step;
+      waiting_.emplace(after, Follower{std::move(step), std::move(reply)});
+      return;
+    }
+    if (!ended->second.ok()) {
+      const Status why = ended->second;
+      lock.unlock();
+      Fail(Follower{std::move(step), std::move(reply)}, why);
+      return;
+    }
+  }
+  Start(step, std::move(reply));
+}
+
+void Partition::Fail(Follower f, const Status& why) {
+  const Status s = FollowerAborted(f.step.after_step, f.step.step_id, why);
+  Ended(f.step.step_id, s);
+  f.reply(Finish(*reg_, device_->name(), f.step.step_id, s, nullptr, nullptr));
+}
+
+void Partition::Ended(int64_t step_id, const Status& status) {
+  std::unique_lock<std::mutex> lock(mu_);
+  ended_.emplace(step_id, status);
+  ended_order_.push_back(step_id);
+  if (ended_order_.size() > kRememberedSteps) {
+    ended_.erase(ended_order_.front());
+    ended_order_.pop_front();
+  }
+  auto it = waiting_.find(step_id);
+  if (it == waiting_.end()) return;
+  Follower f = std::move(it->second);
+  waiting_.erase(it);
+  lock.unlock();
+  if (status.ok()) {
+    Start(f.step, std::move(f.reply));
+  } else {
+    Fail(std::move(f), status);
+  }
+}
+
+void Partition::Start(WireRunStep& step, Reply reply) {
   std::shared_ptr<Rendezvous> rendezvous =
       rendezvous_->Find(step.step_id, static_cast<int>(reg_->partitions_in_task));
   Status s = CheckFeeds(*reg_, step);
@@ -95,6 +140,7 @@ void Partition::Run(WireRunStep& step, Reply reply) {
     // The step's other partitions here must not wait for this one.
     rendezvous->StartAbort(s);
     rendezvous_->Release(step.step_id);
+    Ended(step.step_id, s);
     reply(Finish(*reg_, device_->name(), step.step_id, s, nullptr, nullptr));
     return;
   }
@@ -111,15 +157,37 @@ void Partition::Run(WireRunStep& step, Reply reply) {
   args.caller_may_compute = false;
   // The callback holds what the step points into until it is over.
   executor_->RunAsync(args, [reply = std::move(reply), rendezvous, stats, step_id = step.step_id,
-                             executor = executor_, reg = reg_, mgr = rendezvous_,
-                             device = device_](const Status& status) {
-    WireStepDone done = Finish(*reg, device->name(), step_id, status, rendezvous.get(), stats.get());
-    mgr->Release(step_id);
+                             executor = executor_, self = shared_from_this()](const Status& status) {
+    WireStepDone done =
+        Finish(*self->reg_, self->device_->name(), step_id, status, rendezvous.get(), stats.get());
+    self->rendezvous_->Release(step_id);
+    // The follower first: its tensors leave before this StepDone does.
+    self->Ended(step_id, done.status);
     reply(std::move(done));
   });
 }
 
-void Partition::Abort(const WireAbortStep& abort) { rendezvous_->Abort(abort.step_id, abort.status); }
+void Partition::Abort(const WireAbortStep& abort) {
+  rendezvous_->Abort(abort.step_id, abort.status);
+  AbortWaiting(abort);
+}
+
+void Partition::AbortWaiting(const WireAbortStep& abort) {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+    if (it->second.step.step_id != abort.step_id) continue;
+    Follower f = std::move(it->second);
+    waiting_.erase(it);
+    lock.unlock();
+    Ended(f.step.step_id, abort.status);
+    f.reply(Finish(*reg_, device_->name(), f.step.step_id, abort.status, nullptr, nullptr));
+    return;
+  }
+}
+
+Status FollowerAborted(int64_t followed, int64_t step, const Status& why) {
+  return errors::Aborted("step ", followed, ", which step ", step, " follows, failed: ", why.ToString());
+}
 
 WireStepDone NoSuchPartition(const WireRunStep& step, const std::string& where) {
   WireStepDone done;

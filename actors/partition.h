@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "actors/wire.h"
@@ -24,7 +25,7 @@ namespace tact {
 class Device;
 class RendezvousMgr;
 
-class Partition {
+class Partition : public std::enable_shared_from_this<Partition> {
  public:
   using Reply = std::function<void(WireStepDone done)>;
 
@@ -34,13 +35,30 @@ class Partition {
   // Runs `step` and hands its StepDone to `reply` (on whichever thread
   // finishes it), unless this step has run here already: a master that
   // resends after a lost connection gets one answer.
+  //
+  // A step that follows another (WireRunStep::after_step) starts once that
+  // one has ended here, on the thread that ends it; if that one failed, it
+  // fails at once, without running: the master sent it ahead, before
+  // knowing the outcome of the step it follows.
   void Run(WireRunStep& step, Reply reply);
-  // Fails the step's pending and future Recvs in this task.
+  // Fails the step's pending and future Recvs in this task, and the step
+  // itself if it still waits for the step it follows.
   void Abort(const WireAbortStep& abort);
+  // Only the latter: for a task whose rendezvous the abort has reached.
+  void AbortWaiting(const WireAbortStep& abort);
 
  private:
+  struct Follower {
+    WireRunStep step;
+    Reply reply;
+  };
+
   // False for a step this partition has run (or started) already.
   bool FirstDelivery(int64_t step_id);
+  void Start(WireRunStep& step, Reply reply);
+  // `step_id` has ended with `status`: starts (or fails) its follower.
+  void Ended(int64_t step_id, const Status& status);
+  void Fail(Follower f, const Status& why);
 
   Device* const device_;
   const std::shared_ptr<const Executor> executor_;
@@ -50,10 +68,17 @@ class Partition {
   std::mutex mu_;  // guards the steps seen
   std::unordered_set<int64_t> steps_seen_;
   std::deque<int64_t> steps_seen_order_;
+  std::unordered_map<int64_t, Status> ended_;  // the last kRememberedSteps
+  std::deque<int64_t> ended_order_;
+  std::unordered_map<int64_t, Follower> waiting_;  // by the step each follows
 };
 
 // The answer to a step sent, through CAF, for a partition that `where` (a
 // task or device name) does not hold: NotFound, naming both.
 WireStepDone NoSuchPartition(const WireRunStep& step, const std::string& where);
+
+// How step `step` ends when step `followed`, which it follows, failed with
+// `why`: Aborted, naming both.
+Status FollowerAborted(int64_t followed, int64_t step, const Status& why);
 
 }  // namespace tact

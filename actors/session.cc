@@ -177,6 +177,34 @@ class ActorSession final : public Session {
     return latch->Wait();
   }
 
+  std::unique_ptr<PendingRun> StartFollowing(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                             const std::vector<std::string>& fetches,
+                                             const std::vector<std::string>& targets) override {
+    auto pending = std::make_unique<Pending>();
+    // Held by the reply: in flight until answered, as a Run until it returns.
+    auto guard = std::make_shared<InFlight>(this);
+    if (closed_) {
+      pending->latch->Set(Closed());
+      return pending;
+    }
+    auto call = std::make_shared<RunCall>();
+    call->feeds = feeds;
+    call->fetches = fetches;
+    call->targets = targets;
+    call->follow = true;
+    call->reply = [latch = pending->latch, guard](StatusOr<std::vector<Tensor>> r) mutable {
+      latch->Set(std::move(r));
+      guard.reset();
+    };
+    StatusOr<caf::actor> master = master_->Get();
+    if (!master.ok()) {
+      call->reply(master.status());
+      return pending;
+    }
+    TellInline(*master, std::move(call));
+    return pending;
+  }
+
   Status Close() override {
     if (closed_.exchange(true)) return Status::OK();
     StatusOr<caf::actor> master = master_->Get();
@@ -204,6 +232,19 @@ class ActorSession final : public Session {
   };
 
   static Status Closed() { return errors::FailedPrecondition("the session is closed"); }
+
+  struct Pending final : PendingRun {
+    ~Pending() override {
+      if (!waited) latch->Wait();
+    }
+    StatusOr<std::vector<Tensor>> Wait() override {
+      waited = true;
+      return latch->Wait();
+    }
+    std::shared_ptr<Latch<StatusOr<std::vector<Tensor>>>> latch =
+        std::make_shared<Latch<StatusOr<std::vector<Tensor>>>>();
+    bool waited = false;
+  };
 
   // Unique per session: each task keeps one link back to each master.
   static std::string ClientName() {

@@ -115,6 +115,13 @@ StatusOr<SupervisedStepResult> SupervisedSession::RunStep(
 }
 
 StatusOr<SupervisedStepResult> SupervisedSession::RunStep(const std::function<Status(Session&)>& body) {
+  save_after_ = false;
+  if (checkpointing()) {
+    const double since = std::chrono::duration<double>(Clock::now() - last_save_).count();
+    const bool by_steps = checkpoint_.every_steps > 0 && (step_ + 1) % checkpoint_.every_steps == 0;
+    const bool by_time = checkpoint_.every_secs > 0 && since >= checkpoint_.every_secs;
+    save_after_ = by_steps || by_time;
+  }
   Status s = body(*session_);
   if (!s.ok()) return Recover(s, step_);
   if (failed_since_) {
@@ -122,14 +129,9 @@ StatusOr<SupervisedStepResult> SupervisedSession::RunStep(const std::function<St
     failed_since_.reset();
   }
   ++step_;
-  if (checkpointing()) {
-    const double since = std::chrono::duration<double>(Clock::now() - last_save_).count();
-    const bool by_steps = checkpoint_.every_steps > 0 && step_ % checkpoint_.every_steps == 0;
-    const bool by_time = checkpoint_.every_secs > 0 && since >= checkpoint_.every_secs;
-    if (by_steps || by_time) {
-      Status saved = SaveAt(step_);
-      if (!saved.ok()) return Recover(saved, step_);
-    }
+  if (save_after_) {
+    Status saved = SaveAt(step_);
+    if (!saved.ok()) return Recover(saved, step_);
   }
   return SupervisedStepResult{};
 }

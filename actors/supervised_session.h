@@ -107,6 +107,12 @@ class SupervisedSession {
   // session, and its status is the step's; it fetches what it wants itself.
   StatusOr<SupervisedStepResult> RunStep(const std::function<Status(Session&)>& body);
 
+  // Inside RunStep's body: whether a checkpoint is saved once the step
+  // ends (decided as the step starts). A body that starts the next step
+  // ahead (Session::StartFollowing) must not when one is: the save would
+  // run beside that step.
+  bool saves_after_this_step() const { return save_after_; }
+
   // Saves a checkpoint of step() now (for example at the end of the run).
   Status Save();
   // Saves a checkpoint of step() unless the directory's newest is of step()
@@ -155,6 +161,7 @@ class SupervisedSession {
   CheckpointNodes nodes_;
   std::function<void(int64_t)> before_save_;
   int64_t step_ = 0;
+  bool save_after_ = false;
   SupervisionStats stats_;
   Clock::time_point last_save_ = Clock::now();
   // Until a step completes, further failures belong to the same recovery.

@@ -35,8 +35,17 @@ void TaskSteps::Take(const LinkSender& from, int64_t step_id, const std::string&
   } else if (key == kAbortStepKey) {
     WireAbortStep abort;
     Status s = DecodeMessage(t, &abort);
-    if (s.ok()) rendezvous_->Abort(abort.step_id, abort.status);
-    else Complain(task_, from, s);
+    if (!s.ok()) {
+      Complain(task_, from, s);
+      return;
+    }
+    rendezvous_->Abort(abort.step_id, abort.status);
+    std::vector<std::shared_ptr<Partition>> partitions;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& [handle, p] : partitions_) partitions.push_back(p);
+    }
+    for (const auto& p : partitions) p->AbortWaiting(abort);
   } else {
     Complain(task_, from, errors::InvalidArgument("no task takes '", key, "' (step ", step_id, ")"));
   }

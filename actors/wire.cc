@@ -128,6 +128,7 @@ StatusOr<std::string> Encode(const WireRunStep& m) {
     NamesToProto(m.linked_feeds, out.initLinkedFeeds(static_cast<unsigned>(m.linked_feeds.size())));
     out.setReplyPort(m.reply_port);
     out.setReplyEpoch(m.reply_epoch);
+    out.setAfterStep(m.after_step);
     return TensorsToProto(m.feeds, out.initFeeds(static_cast<unsigned>(m.feeds.size())));
   });
 }
@@ -140,6 +141,7 @@ Status Decode(std::string_view bytes, WireRunStep* m) {
     m->linked_feeds = NamesFromProto(in.getLinkedFeeds());
     m->reply_port = in.getReplyPort();
     m->reply_epoch = in.getReplyEpoch();
+    m->after_step = in.getAfterStep();
     TACT_ASSIGN_OR_RETURN(m->feeds, TensorsFromProto(in.getFeeds()));
     return Status::OK();
   });

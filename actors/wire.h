@@ -55,6 +55,9 @@ struct WireRunStep {
   // StepDone goes back on a link (the sender's address, this port).
   uint16_t reply_port = 0;
   uint64_t reply_epoch = 0;
+  // The step of the same partition that must end before this one starts
+  // (Partition::Run); 0: none.
+  int64_t after_step = 0;
 };
 
 struct WireStepDone {

@@ -47,6 +47,9 @@ struct RunStep {
   # back on a link to the sender's address, this port, this epoch.
   replyPort @5 :UInt16;
   replyEpoch @6 :UInt64;
+  # A step of the same partition that must end here before this one starts
+  # (actors/partition.h); 0: none.
+  afterStep @7 :Int64;
 }
 
 struct NodeStats {

@@ -34,6 +34,7 @@ struct TrainFlags {
   TrainOptions options;
   std::string mode = "sync";
   std::string devices = "1";
+  bool one_step_at_a_time = false;
   bool json = false;
 };
 
@@ -99,6 +100,7 @@ int RunTrain(TrainFlags flags) {
     return 1;
   }
   opt.cluster.sync = flags.mode == "sync";
+  opt.data.send_ahead = !flags.one_step_at_a_time;
   StatusOr<std::map<std::string, int>> devices = ParseDeviceCounts(flags.devices);
   if (devices.ok()) {
     for (const auto& [type, count] : *devices) {
@@ -203,6 +205,9 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_flag("--input-pipeline", o.data.input_pipeline,
                 "read the training set with input ops on each worker (readers, queues), "
                 "not through the client");
+  cmd->add_flag("--one-step-at-a-time", flags->one_step_at_a_time,
+                "send a sync step only once the one before has returned (default: send it ahead, "
+                "while the one before runs; the same values)");
   cmd->add_flag("--check-numerics", o.model.check_numerics,
                 "fail a step with a NaN or Inf gradient before any variable changes");
   cmd->add_option("--ps", o.cluster.ps, "parameter-server tasks of a local cluster (with --workers)");

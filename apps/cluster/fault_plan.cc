@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace tact::apps {
@@ -38,6 +39,12 @@ Status FaultPlan::InjectBefore(int64_t step) {
     ++injected_;
   }
   return Status::OK();
+}
+
+bool FaultPlan::DueBefore(int64_t step) const {
+  return std::any_of(faults_.begin(), faults_.end(), [&](const Fault& f) {
+    return !f.at_checkpoint && f.step == step && done_.count(f.spec) == 0;
+  });
 }
 
 void FaultPlan::StartCheckpointKills() {

@@ -36,6 +36,8 @@ class FaultPlan {
 
   // Injects the faults due before step `step` (0-based), each once.
   Status InjectBefore(int64_t step);
+  // Whether InjectBefore(step) would inject one.
+  bool DueBefore(int64_t step) const;
   // Starts the kills due "@checkpoint": they land 1 ms later, while the
   // checkpoint is written.
   void StartCheckpointKills();

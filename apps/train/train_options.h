@@ -48,6 +48,10 @@ struct DataOptions {
   // Read the training set with input ops on each tower's device instead of
   // feeding it from the client (apps/train/input_pipeline.h).
   bool input_pipeline = false;
+  // Send each sync step ahead, while the one before runs
+  // (Session::StartFollowing): the same values, without the hand-offs
+  // between steps on the step's path. False: one step at a time.
+  bool send_ahead = true;
 };
 
 // Where it runs.

@@ -179,10 +179,10 @@ std::vector<std::pair<std::string, Tensor>> TowerFeeds(const ReplicatedTrainGrap
           {g.training, training}};
 }
 
-// One sync step: every tower's share in one Run; the loss is the towers'
-// mean (each tower's loss is the mean over its equal share).
-StatusOr<double> SyncStep(Session& session, const ReplicatedTrainGraph& g, const std::vector<Batch>& shares,
-                          const Tensor& training) {
+// One sync step: every tower's share in one Run, which follows the step
+// before (Session::StartFollowing).
+std::unique_ptr<PendingRun> StartSyncStep(Session& session, const ReplicatedTrainGraph& g,
+                                          const std::vector<Batch>& shares, const Tensor& training) {
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::vector<std::string> losses;
   for (size_t k = 0; k < g.towers.size(); ++k) {
@@ -191,7 +191,13 @@ StatusOr<double> SyncStep(Session& session, const ReplicatedTrainGraph& g, const
     }
     losses.push_back(g.towers[k].loss);
   }
-  TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out, session.Run(feeds, losses, {g.train_op}));
+  return session.StartFollowing(feeds, losses, {g.train_op});
+}
+
+// Its loss: the towers' mean (each tower's loss is the mean over its
+// equal share).
+StatusOr<double> SyncLoss(PendingRun& run) {
+  TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out, run.Wait());
   double sum = 0;
   for (const Tensor& t : out) sum += t.scalar<float>();
   return sum / static_cast<double>(out.size());
@@ -384,8 +390,20 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       if (opt.on_epoch) opt.on_epoch(static_cast<int>(first / per_epoch), r.test_accuracy);
     }
   }
+  // A sync step is sent ahead, while the step before runs, unless
+  // something must come between the two: the test accuracy at an epoch's
+  // end, a checkpoint, an injected fault, a stop. Its partitions then wait
+  // in place for the step before's (Session::StartFollowing), and the
+  // hand-offs between steps (the answer's way to this thread, the next
+  // step's way back to the tasks) leave the cluster's path.
+  std::unique_ptr<PendingRun> ahead;  // step supervised->step(), when sent ahead
+  auto may_send_ahead = [&](int64_t next) {
+    return opt.data.send_ahead && next < total && next % per_epoch != 0 &&
+           !supervised->saves_after_this_step() && !faults.DueBefore(next) &&
+           !(opt.stop_requested && opt.stop_requested());
+  };
   while (!async_loops && supervised->step() < total) {
-    if (opt.stop_requested && opt.stop_requested()) {
+    if (ahead == nullptr && opt.stop_requested && opt.stop_requested()) {
       r.stopped = true;
       break;
     }
@@ -394,17 +412,32 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     TACT_RETURN_IF_ERROR(faults.InjectBefore(step));
     // Gathered straight into each tower's feed, outside the timed step, as
     // one process's batch is.
-    const std::vector<Batch> shares =
-        opt.data.input_pipeline
-            ? std::vector<Batch>()
-            : batches.GetShares(epoch, step % per_epoch, static_cast<int64_t>(g.towers.size()));
+    auto shares_of = [&](int64_t s) {
+      return opt.data.input_pipeline
+                 ? std::vector<Batch>()
+                 : batches.GetShares(s / per_epoch, s % per_epoch, static_cast<int64_t>(g.towers.size()));
+    };
+    const std::vector<Batch> shares = ahead != nullptr ? std::vector<Batch>() : shares_of(step);
     const auto start = std::chrono::steady_clock::now();
     double loss = 0;
     TACT_ASSIGN_OR_RETURN(SupervisedStepResult done, supervised->RunStep([&](Session& s) {
-                            StatusOr<double> l = async ? AsyncStep(s, g, shares, training_on)
-                                                       : SyncStep(s, g, shares, training_on);
-                            if (l.ok()) loss = *l;
-                            return l.status();
+                            if (async) {
+                              StatusOr<double> l = AsyncStep(s, g, shares, training_on);
+                              if (l.ok()) loss = *l;
+                              return l.status();
+                            }
+                            std::unique_ptr<PendingRun> run = std::move(ahead);
+                            if (run == nullptr) run = StartSyncStep(s, g, shares, training_on);
+                            if (may_send_ahead(step + 1)) {
+                              ahead = StartSyncStep(s, g, shares_of(step + 1), training_on);
+                            }
+                            StatusOr<double> l = SyncLoss(*run);
+                            if (!l.ok()) {
+                              ahead.reset();  // waits for it: the recovery comes after
+                              return l.status();
+                            }
+                            loss = *l;
+                            return Status::OK();
                           }));
     if (done.recovery) continue;
     train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

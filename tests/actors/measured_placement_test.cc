@@ -153,6 +153,42 @@ TEST(MeasuredPlacementTest, MisleadingEstimatesArePlacedBetterAfterMeasuring) {
   EXPECT_TRUE(measured->Close().ok());
 }
 
+// Steps sent ahead (Session::StartFollowing) across the new placement:
+// the third step's end places the Run again, and the step sent next finds
+// new partitions while the one before runs on the old; the master holds it
+// until that one has ended. All compute what a plain Run does,
+// one after another (a counter on CPU:0 numbers them in order).
+TEST(MeasuredPlacementTest, StepsSentAheadAcrossTheNewPlacementRunInOrder) {
+  Scope s = Scope::NewRootScope();
+  Output counter = Variable(s.WithOpName("counter"), PartialTensorShape({}), DT_FLOAT);
+  Assign(s.WithOpName("init"), counter, Const(s.WithOpName("zero"), Tensor::Scalar<float>(0)));
+  AssignAdd(s.WithOpName("count"), counter, Const(s.WithOpName("one"), Tensor::Scalar<float>(1)));
+  auto measured = NewSession(3);
+  Status extended = measured->Extend(*s.ToGraphDef());
+  ASSERT_TRUE(extended.ok()) << extended.ToString();
+  ASSERT_TRUE(measured->Run({}, {}, {"init"}).ok());
+  auto plain = measured->Run({}, {"y0", "y1"}, {});
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  // As tact train sends them: each while the one before runs.
+  std::unique_ptr<PendingRun> ahead = measured->StartFollowing({}, {"y0", "y1", "count"}, {});
+  for (int i = 0; i < 8; ++i) {
+    std::unique_ptr<PendingRun> run = std::move(ahead);
+    if (i + 1 < 8) ahead = measured->StartFollowing({}, {"y0", "y1", "count"}, {});
+    auto out = run->Wait();
+    ASSERT_TRUE(out.ok()) << "step " << i << ": " << out.status().ToString();
+    EXPECT_TRUE((*out)[0].BitwiseEqual((*plain)[0]) && (*out)[1].BitwiseEqual((*plain)[1])) << "step " << i;
+    EXPECT_EQ((*out)[2].scalar<float>(), static_cast<float>(i + 1));
+  }
+  // A Run of other fetches is not measured: this one is placed anew.
+  std::set<std::string> devices;
+  RunMetadata md;
+  ASSERT_TRUE(measured->Run({}, {"y0", "y1", "count"}, {}, &md).ok());
+  for (const NodeExecStats& n : md.step_stats.nodes()) {
+    if (n.node_name.rfind("pow", 0) == 0) devices.insert(n.device);
+  }
+  EXPECT_EQ(devices.size(), 2u) << "the branches were not split after measuring";
+}
+
 // With the switch off (the default) nothing is measured or moved.
 TEST(MeasuredPlacementTest, OffByDefault) {
   EXPECT_EQ(SessionOptions{}.placement_measure_steps, 0);

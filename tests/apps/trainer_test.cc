@@ -1,12 +1,16 @@
 // Training end to end on a slice of Fashion-MNIST (the set-up script
 // installs it; without it these tests skip).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "apps/train/trainer.h"
+#include "checkpoint/checkpoint.h"
 
 namespace tact::apps {
 namespace {
@@ -85,6 +89,76 @@ TEST(TrainerTest, FourDevicesGiveTheSameVariablesAsOne) {
   ASSERT_TRUE(four.ok()) << four.status().ToString();
   EXPECT_EQ(one->variables_fingerprint, four->variables_fingerprint);
   EXPECT_EQ(one->train_loss, four->train_loss);
+}
+
+// A sync step is sent while the one before runs (Session::StartFollowing)
+// except across an epoch's end (the test accuracy), a checkpoint or a
+// stop. The same losses step by step, the same checkpoints (each saved
+// with no step beside it) and the same variables as one step at a time,
+// with a checkpoint every 7 steps and epochs of 30.
+TEST(TrainerTest, StepsSentAheadGiveTheSameLossesCheckpointsAndVariablesAsOneAtATime) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  TrainOptions opt = ShortMlpRun();
+  opt.data.train_limit = 3000;
+  opt.data.max_steps = 100;
+  const std::string dir = ::testing::TempDir() + "/tact_send_ahead_" + std::to_string(::getpid());
+  auto run = [&](bool send_ahead, std::vector<double>* losses) {
+    opt.data.send_ahead = send_ahead;
+    opt.supervision.checkpoint.dir = dir + (send_ahead ? "/ahead" : "/single");
+    opt.supervision.checkpoint.every_steps = 7;
+    opt.supervision.checkpoint.keep = 100;
+    opt.on_step = [losses](const TrainProgress& p) { losses->push_back(p.loss); };
+    return Train(opt);
+  };
+  std::filesystem::remove_all(dir);
+  std::vector<double> ahead_losses, single_losses;
+  StatusOr<TrainResult> ahead = run(true, &ahead_losses);
+  StatusOr<TrainResult> single = run(false, &single_losses);
+  ASSERT_TRUE(ahead.ok()) << ahead.status().ToString();
+  ASSERT_TRUE(single.ok()) << single.status().ToString();
+  EXPECT_EQ(ahead->steps, 100);
+  EXPECT_EQ(ahead_losses, single_losses);
+  EXPECT_EQ(ahead->variables_fingerprint, single->variables_fingerprint);
+  EXPECT_EQ(ahead->test_accuracy, single->test_accuracy);
+
+  std::vector<VariableSpec> expected;
+  for (const auto& [name, t] : single->variables) expected.push_back({name, t.dtype(), t.shape()});
+  StatusOr<std::vector<int64_t>> steps = ListCheckpoints(dir + "/single");
+  ASSERT_TRUE(steps.ok()) << steps.status().ToString();
+  EXPECT_EQ(steps->size(), 16u);  // 0, 7, ..., 98 and the end's 100
+  for (int64_t step : *steps) {
+    StatusOr<Checkpoint> a = ReadCheckpoint(dir + "/ahead", step, expected);
+    StatusOr<Checkpoint> b = ReadCheckpoint(dir + "/single", step, expected);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    for (size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_TRUE(a->variables[i].second.BitwiseEqual(b->variables[i].second))
+          << "step " << step << ": " << expected[i].name;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A stop asked for while a step is sent ahead ends the run after that
+// step, whole: its variables are those of a run of that many steps.
+TEST(TrainerTest, AStopWithAStepSentAheadEndsAfterItWhole) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  TrainOptions opt = ShortMlpRun();
+  opt.data.max_steps = 100;
+  int64_t seen = 0;
+  opt.on_step = [&](const TrainProgress& p) { seen = p.step; };
+  opt.stop_requested = [&] { return seen >= 40; };
+  StatusOr<TrainResult> stopped = Train(opt);
+  ASSERT_TRUE(stopped.ok()) << stopped.status().ToString();
+  EXPECT_TRUE(stopped->stopped);
+  EXPECT_GE(stopped->steps, 40);
+  EXPECT_LE(stopped->steps, 41);
+  opt.on_step = nullptr;
+  opt.stop_requested = nullptr;
+  opt.data.max_steps = stopped->steps;
+  StatusOr<TrainResult> plain = Train(opt);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->variables_fingerprint, stopped->variables_fingerprint);
 }
 
 TEST(TrainerTest, ACnnStepRunsWithCheckNumerics) {
