@@ -215,7 +215,8 @@ void StartDeferred(Self* self, int64_t step_id, std::vector<std::shared_ptr<RunC
     if (status.ok()) {
       RunAgain(self, std::move(call));
     } else {
-      call->reply(errors::Aborted("step ", step_id, ", which this Run was to follow, failed: ", status.ToString()));
+      call->reply(
+          errors::Aborted("step ", step_id, ", which this Run was to follow, failed: ", status.ToString()));
     }
   }
 }
@@ -239,7 +240,10 @@ void AbandonStep(Self* self, int64_t step_id) {
   PendingStep step = std::move(it->second);
   st.pending.erase(it);
   StepEnded(self, step.generation);
-  StartDeferred(self, step_id, step.deferred, errors::DeadlineExceeded("it was abandoned"));
+  const Status abandoned = errors::DeadlineExceeded("it was abandoned past the operation timeout");
+  StartDeferred(self, step_id, step.deferred, abandoned);
+  // Its follower waits for it in the partitions that never answered.
+  if (step.follower != 0) AbortStep(self, step.follower, FollowerAborted(step_id, step.follower, abandoned));
   if (st.options.links != nullptr) st.options.links->ForgetStep(step_id);
   std::set<std::string> silent;
   for (const RegisteredPartition& p : step.partitions) {

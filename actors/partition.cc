@@ -60,6 +60,27 @@ WireStepDone Finish(const WireRegisterPartition& reg, const std::string& device,
   return done;
 }
 
+// Runs `fn` now, unless this thread is already inside a call of it: then
+// after that call's `fn`. A follower whose kernels are all cheap ends while
+// it starts, on this thread, and would start its own follower one call
+// deeper, and so on down the stack for a long queue of them.
+void Unnested(std::function<void()> fn) {
+  thread_local std::deque<std::function<void()>>* queue = nullptr;
+  if (queue != nullptr) {
+    queue->push_back(std::move(fn));
+    return;
+  }
+  std::deque<std::function<void()>> later;
+  queue = &later;
+  fn();
+  while (!later.empty()) {
+    std::function<void()> next = std::move(later.front());
+    later.pop_front();
+    next();
+  }
+  queue = nullptr;
+}
+
 }  // namespace
 
 Partition::Partition(Device* device, std::shared_ptr<const Executor> executor,
@@ -119,14 +140,16 @@ void Partition::Ended(int64_t step_id, const Status& status) {
   }
   auto it = waiting_.find(step_id);
   if (it == waiting_.end()) return;
-  Follower f = std::move(it->second);
+  auto f = std::make_shared<Follower>(std::move(it->second));
   waiting_.erase(it);
   lock.unlock();
-  if (status.ok()) {
-    Start(f.step, std::move(f.reply));
-  } else {
-    Fail(std::move(f), status);
-  }
+  Unnested([self = shared_from_this(), f, status] {
+    if (status.ok()) {
+      self->Start(f->step, std::move(f->reply));
+    } else {
+      self->Fail(std::move(*f), status);
+    }
+  });
 }
 
 void Partition::Start(WireRunStep& step, Reply reply) {

@@ -97,7 +97,7 @@ struct RunMetadata {
   StepStats step_stats;  // every node that ran in the step
 };
 
-// A Run that Session::Start began. Wait returns what Run would have (once);
+// A Run that Session::StartFollowing began. Wait returns what Run would have (once);
 // destroyed unwaited, it waits for the Run to end.
 class PendingRun {
  public:
@@ -123,14 +123,15 @@ class Session {
       const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
       RunMetadata* metadata = nullptr) = 0;
 
-  // Starts a Run and returns at once. The step follows the previous Run
-  // of the same feeds, fetches and targets that was started this way and
-  // still runs: each of its partitions starts once that Run's partition in
-  // the same place has ended, so the two compute as if this one were
-  // called after the other returned, and it fails (Aborted) without
-  // running if that one failed there. A client can so send step N+1 while
-  // step N runs, and the hand-offs between steps (the answer's way to the
-  // client, the next step's way back) leave the step's path.
+  // Starts a Run and returns at once. The step follows the newest Run of
+  // the same feeds, fetches and targets that is still running: each of its
+  // partitions starts once that Run has ended in the same partition, so the
+  // two compute as if this one were called after the other returned. If
+  // that Run fails, this one fails too (Aborted, naming it) without
+  // running. A client can so send step N+1 while step N runs, and the
+  // hand-offs between two steps (the answer's way to the client, the next
+  // step's way to the workers) leave the step's path (docs/actors.md,
+  // "Steps sent ahead").
   virtual std::unique_ptr<PendingRun> StartFollowing(
       const std::vector<std::pair<std::string, Tensor>>& feeds,
       const std::vector<std::string>& fetches, const std::vector<std::string>& targets) = 0;

@@ -18,6 +18,8 @@ namespace tact {
 // Checkpoints of every Variable (checkpoint/checkpoint.h), every
 // `every_steps` steps and/or every `every_secs` seconds, keeping the newest
 // `keep`. An empty `dir`: no checkpoints, so no restore after a failure.
+// A step saves after it when `every_secs` have passed since the last save
+// as it starts (SupervisedSession::saves_after_this_step).
 struct CheckpointOptions {
   std::string dir;
   int64_t every_steps = 0;

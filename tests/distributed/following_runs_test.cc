@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "actors/session.h"
 #include "cluster_test_util.h"
@@ -17,7 +18,8 @@ namespace {
 
 // v = v + (a value dequeued from q): the step reads v first, on the
 // variable's device, then waits for the queue, on the queue's. Two such
-// steps at once would both read v before either wrote it.
+// steps at once would both read v before either wrote it. "enqueue" puts
+// x in the queue, "enqueue_many" each element of xs.
 GraphDef AddFromQueue(const std::string& variable_device, const std::string& queue_device,
                       const std::string& shared_name) {
   Scope s = Scope::NewRootScope();
@@ -29,6 +31,8 @@ GraphDef AddFromQueue(const std::string& variable_device, const std::string& que
   Output q = FIFOQueue(on_q.WithOpName("q"), {DT_FLOAT}, {PartialTensorShape({})}, -1, "", shared_name);
   Output x = Placeholder(on_q.WithOpName("x"), DT_FLOAT);
   QueueEnqueue(on_q.WithOpName("enqueue"), q, {x});
+  Output xs = Placeholder(on_q.WithOpName("xs"), DT_FLOAT);
+  QueueEnqueueMany(on_q.WithOpName("enqueue_many"), q, {xs});
   QueueClose(on_q.WithOpName("close"), q);
   Output got = QueueDequeue(on_q.WithOpName("dequeue"), q, {DT_FLOAT})[0];
   Assign(on_v.WithOpName("update"), v, Add(on_v.WithOpName("sum"), read, got));
@@ -128,6 +132,25 @@ TEST_F(FollowingRunsTest, ClosingTheSessionEndsAStepThatWaitsForTheOneItFollows)
       << b.status().ToString();
   std::unique_ptr<PendingRun> late = session->StartFollowing({}, {"update:0"}, {});
   EXPECT_EQ(late->Wait().status().code(), Code::kFailedPrecondition);
+}
+
+// Thousands sent while the first waits for the queue, each a cheap step:
+// once the queue fills, each starts the next as it ends, in order, and
+// none deeper in the stack than the first.
+TEST_F(FollowingRunsTest, ThousandsSentAtOnceRunInOrder) {
+  auto session = Local();
+  ASSERT_NE(session, nullptr);
+  ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+  constexpr int kRuns = 20000;
+  std::vector<std::unique_ptr<PendingRun>> runs;
+  for (int i = 0; i < kRuns; ++i) runs.push_back(session->StartFollowing({}, {"update:0"}, {}));
+  std::vector<float> ones(kRuns, 1.0f);
+  ASSERT_TRUE(session->Run({{"xs:0", Tensor::FromVector<float>(ones, {kRuns})}}, {}, {"enqueue_many"}).ok());
+  for (int i = 0; i < kRuns; ++i) {
+    auto out = runs[i]->Wait();
+    ASSERT_TRUE(out.ok()) << "run " << i << ": " << out.status().ToString();
+    ASSERT_EQ((*out)[0].scalar<float>(), static_cast<float>(i + 1)) << "run " << i;
+  }
 }
 
 // The variable on the ps, the queue on the worker: each step crosses both
