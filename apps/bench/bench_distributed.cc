@@ -12,7 +12,8 @@
 //
 // Both sides use one compute thread per device, the setting `tact train`
 // runs the main job's cluster with: the cluster's processes already share
-// the cores.
+// the cores. Both send each step ahead, as `tact train` does, unless
+// `--one-step-at-a-time`.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -35,6 +36,7 @@ struct DistributedBenchFlags {
   int64_t steps = 300;
   int64_t batch = 100;
   int runs = 3;
+  bool one_step_at_a_time = false;
   bool json = true;
 };
 
@@ -51,6 +53,7 @@ StatusOr<SideResult> RunSide(const DistributedBenchFlags& f, bool cluster) {
   opt.data.max_steps = f.steps;
   opt.data.test_limit = 1000;  // evaluation is not timed; keep it short
   opt.cluster.intra_op_threads = 1;
+  opt.data.send_ahead = !f.one_step_at_a_time;
   if (cluster) {
     opt.cluster.ps = f.ps;
     opt.cluster.workers = f.workers;
@@ -95,6 +98,7 @@ int RunDistributedBench(const DistributedBenchFlags& f) {
                                     {"steps", f.steps},
                                     {"ps", f.ps},
                                     {"workers", f.workers},
+                                    {"send_ahead", !f.one_step_at_a_time},
                                     {"one_process_images_per_sec", Spread(one)},
                                     {"cluster_images_per_sec", Spread(many)},
                                     {"cluster_over_one_process", Median(many) / Median(one)},
@@ -117,6 +121,8 @@ void AddBenchDistributed(CLI::App& bench, std::function<int()>& run) {
   cmd->add_option("--steps", f->steps, "timed steps per run")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   cmd->add_option("--batch", f->batch, "images per step, all workers together");
   cmd->add_option("--runs", f->runs, "runs of each side, alternating");
+  cmd->add_flag("--one-step-at-a-time", f->one_step_at_a_time,
+                "each side sends a step once the one before has returned (as tact train --one-step-at-a-time)");
   cmd->add_flag("--json", f->json, "the output is always one JSON line; accepted for symmetry");
   cmd->callback([f, &run] { run = [f] { return RunDistributedBench(*f); }; });
 }

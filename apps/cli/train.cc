@@ -153,6 +153,7 @@ int RunTrain(TrainFlags flags) {
                         {"train_loss", r->train_loss},
                         {"images_per_sec", r->images_per_sec},
                         {"input", r->input},
+                        {"steps_sent_ahead", r->steps_sent_ahead},
                         {"parameters", r->parameters},
                         {"variables_fingerprint", r->variables_fingerprint}};
     if (!opt.supervision.checkpoint.dir.empty() || !opt.supervision.faults.empty()) {

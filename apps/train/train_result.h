@@ -21,6 +21,7 @@ struct TrainResult {
   double test_accuracy = std::nan("");
   double images_per_sec = 0;  // training steps only, evaluation excluded
   std::string input = "feed";  // how the training set came: "feed" or "pipeline"
+  int64_t steps_sent_ahead = 0;  // sync steps sent while the one before ran (DataOptions::send_ahead)
   // Async training without checkpoints or faults: the updates each replica
   // made (a slow one makes fewer; empty otherwise).
   std::vector<int64_t> tower_updates;

@@ -430,6 +430,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
                             if (run == nullptr) run = StartSyncStep(s, g, shares, training_on);
                             if (may_send_ahead(step + 1)) {
                               ahead = StartSyncStep(s, g, shares_of(step + 1), training_on);
+                              ++r.steps_sent_ahead;
                             }
                             StatusOr<double> l = SyncLoss(*run);
                             if (!l.ok()) {

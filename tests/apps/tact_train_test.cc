@@ -130,6 +130,26 @@ std::vector<std::string> Fingerprints(const std::string& out) {
   return found;
 }
 
+// `--one-step-at-a-time` sends no step ahead: the same variables as the
+// default, on a local cluster too.
+TEST(TactTrainTest, OneStepAtATimeTrainsTheSameVariables) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  for (const std::string where : {"", " --ps 1 --workers 2"}) {
+    const std::string args = "--model mlp --epochs 2 --train-limit 2000 --test-limit 200 --json" + where;
+    Result ahead = RunTactTrain(args);
+    Result single = RunTactTrain(args + " --one-step-at-a-time");
+    ASSERT_EQ(ahead.status, 0) << ahead.out;
+    ASSERT_EQ(single.status, 0) << single.out;
+    ASSERT_EQ(Fingerprints(ahead.out).size(), 1u) << ahead.out;
+    EXPECT_EQ(Fingerprints(ahead.out), Fingerprints(single.out)) << args;
+    // 40 steps: all but the first of each of the two epochs.
+    EXPECT_NE(ahead.out.find("\"steps_sent_ahead\":38"), std::string::npos) << ahead.out;
+    EXPECT_NE(single.out.find("\"steps_sent_ahead\":0"), std::string::npos) << single.out;
+  }
+}
+
 // Three worker processes at `hosts` (each "127.0.0.1" or "[::1]", say),
 // the ps's command line passed through `wrap_ps` when given, and `tact
 // train --cluster` on them, once for each of `train_args`, all at once;

@@ -117,6 +117,10 @@ TEST(TrainerTest, StepsSentAheadGiveTheSameLossesCheckpointsAndVariablesAsOneAtA
   ASSERT_TRUE(ahead.ok()) << ahead.status().ToString();
   ASSERT_TRUE(single.ok()) << single.status().ToString();
   EXPECT_EQ(ahead->steps, 100);
+  // Not across the 3 epochs' ends (steps 30, 60, 90) nor the 14 saves
+  // (after steps 7, 14, ..., 98): 99 - 3 - 14.
+  EXPECT_EQ(ahead->steps_sent_ahead, 82);
+  EXPECT_EQ(single->steps_sent_ahead, 0);
   EXPECT_EQ(ahead_losses, single_losses);
   EXPECT_EQ(ahead->variables_fingerprint, single->variables_fingerprint);
   EXPECT_EQ(ahead->test_accuracy, single->test_accuracy);
