@@ -122,7 +122,8 @@ void AddBenchDistributed(CLI::App& bench, std::function<int()>& run) {
   cmd->add_option("--batch", f->batch, "images per step, all workers together");
   cmd->add_option("--runs", f->runs, "runs of each side, alternating");
   cmd->add_flag("--one-step-at-a-time", f->one_step_at_a_time,
-                "each side sends a step once the one before has returned (as tact train --one-step-at-a-time)");
+                "each side sends a step once the one before has returned "
+                "(as tact train --one-step-at-a-time)");
   cmd->add_flag("--json", f->json, "the output is always one JSON line; accepted for symmetry");
   cmd->callback([f, &run] { run = [f] { return RunDistributedBench(*f); }; });
 }
