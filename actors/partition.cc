@@ -126,8 +126,18 @@ void Partition::Run(WireRunStep& step, Reply reply) {
 
 void Partition::Fail(Follower f, const Status& why) {
   const Status s = FollowerAborted(f.step.after_step, f.step.step_id, why);
-  Ended(f.step.step_id, s);
-  f.reply(Finish(*reg_, device_->name(), f.step.step_id, s, nullptr, nullptr));
+  End(std::move(f), s);
+}
+
+void Partition::End(Follower f, const Status& why) {
+  // Its linked feeds may wait in its rendezvous, and the step's other
+  // partitions here must not wait for this one.
+  std::shared_ptr<Rendezvous> rendezvous =
+      rendezvous_->Find(f.step.step_id, static_cast<int>(reg_->partitions_in_task));
+  rendezvous->StartAbort(why);
+  rendezvous_->Release(f.step.step_id);
+  Ended(f.step.step_id, why);
+  f.reply(Finish(*reg_, device_->name(), f.step.step_id, why, nullptr, nullptr));
 }
 
 void Partition::Ended(int64_t step_id, const Status& status) {
@@ -202,8 +212,7 @@ void Partition::AbortWaiting(const WireAbortStep& abort) {
     Follower f = std::move(it->second);
     waiting_.erase(it);
     lock.unlock();
-    Ended(f.step.step_id, abort.status);
-    f.reply(Finish(*reg_, device_->name(), f.step.step_id, abort.status, nullptr, nullptr));
+    End(std::move(f), abort.status);
     return;
   }
 }

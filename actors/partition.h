@@ -59,13 +59,15 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // `step_id` has ended with `status`: starts (or fails) its follower.
   void Ended(int64_t step_id, const Status& status);
   void Fail(Follower f, const Status& why);
+  // Ends a follower that will not run, with `why`.
+  void End(Follower f, const Status& why);
 
   Device* const device_;
   const std::shared_ptr<const Executor> executor_;
   const std::shared_ptr<RendezvousMgr> rendezvous_;
   // Fixed at registration; shared with every step's completion.
   const std::shared_ptr<const WireRegisterPartition> reg_;
-  std::mutex mu_;  // guards the steps seen
+  std::mutex mu_;  // guards the steps seen, ended and waiting
   std::unordered_set<int64_t> steps_seen_;
   std::deque<int64_t> steps_seen_order_;
   std::unordered_map<int64_t, Status> ended_;  // the last kRememberedSteps

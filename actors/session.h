@@ -97,8 +97,8 @@ struct RunMetadata {
   StepStats step_stats;  // every node that ran in the step
 };
 
-// A Run that Session::StartFollowing began. Wait returns what Run would have (once);
-// destroyed unwaited, it waits for the Run to end.
+// A Run that Session::StartFollowing began. Wait returns what Run would
+// have (once); destroyed unwaited, it waits for the Run to end.
 class PendingRun {
  public:
   virtual ~PendingRun() = default;
