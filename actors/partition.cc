@@ -111,7 +111,16 @@ void Partition::Run(WireRunStep& step, Reply reply) {
     auto ended = ended_.find(step.after_step);
     if (ended == ended_.end()) {
       const int64_t after = step.after_step;
-      waiting_.emplace(after, Follower{std::move(step), std::move(reply)});
+      auto other = waiting_.find(after);
+      if (other == waiting_.end()) {
+        waiting_.emplace(after, Follower{std::move(step), std::move(reply)});
+        return;
+      }
+      // The master gives a step one follower; a second is answered, not dropped.
+      const Status twice = errors::Internal("step ", step.step_id, " follows step ", after, ", which step ",
+                                            other->second.step.step_id, " already follows here");
+      lock.unlock();
+      End(Follower{std::move(step), std::move(reply)}, twice);
       return;
     }
     if (!ended->second.ok()) {
