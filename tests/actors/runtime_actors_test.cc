@@ -365,6 +365,62 @@ TEST_F(RuntimeActorsTest, AbortStepFailsAWaitingRecvWithTheAbortStatus) {
   caf::anon_send(*p, WireAbortStep{99, errors::Aborted("late")});
 }
 
+// Steps that follow another (WireRunStep::after_step), sent to the
+// partition as a master sends them ahead: each waits for the step it
+// follows, a follower of a failed step fails without running, an abort
+// ends one that waits, and a second follower of one step is answered
+// rather than dropped.
+TEST_F(RuntimeActorsTest, AFollowerWaitsForItsStepAndFailsWithIt) {
+  auto p = Register(SquarePlusOne("p1"));
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  auto run = [](int64_t step, int64_t after, bool with_feed = true) {
+    WireRunStep r;
+    r.step_id = step;
+    r.handle = "p1";
+    if (with_feed) r.feeds = {{"x:0", Tensor::Scalar<float>(static_cast<float>(step))}};
+    r.after_step = after;
+    return r;
+  };
+  caf::scoped_actor self{*system_};
+  std::map<int64_t, WireStepDone> done;
+  auto receive = [&](size_t until) {
+    while (done.size() < until) {
+      bool got = false;
+      self->receive([&](WireStepDone& d) { got = true; done[d.step_id] = std::move(d); },
+                    caf::after(10s) >> [] {});
+      if (!got) return;
+    }
+  };
+  // 41 follows 40, which has not come yet; 42 claims to follow 40 too.
+  self->send(*p, run(41, 40));
+  self->send(*p, run(42, 40));
+  receive(1);
+  ASSERT_EQ(done.count(42), 1u) << "41 ran before 40, or 42 was dropped";
+  EXPECT_EQ(done[42].status.code(), Code::kInternal) << done[42].status.ToString();
+  self->send(*p, run(40, 0));
+  receive(3);
+  ASSERT_EQ(done.size(), 3u);
+  ASSERT_TRUE(done[40].status.ok()) << done[40].status.ToString();
+  ASSERT_TRUE(done[41].status.ok()) << done[41].status.ToString();
+  EXPECT_EQ(done[41].fetched[0].second.scalar<float>(), 41.0f * 41.0f + 1);
+
+  // 50 fails (its feed is missing): 51, which follows it, fails unrun.
+  self->send(*p, run(51, 50));
+  self->send(*p, run(50, 0, /*with_feed=*/false));
+  receive(5);
+  ASSERT_EQ(done.size(), 5u);
+  EXPECT_EQ(done[50].status.code(), Code::kInvalidArgument) << done[50].status.ToString();
+  EXPECT_EQ(done[51].status.code(), Code::kAborted) << done[51].status.ToString();
+  EXPECT_TRUE(done[51].fetched.empty());
+
+  // 61 waits for 60, which never comes: an abort of 61 ends it.
+  self->send(*p, run(61, 60));
+  self->send(*p, WireAbortStep{61, errors::DeadlineExceeded("step 61 ran past its timeout")});
+  receive(6);
+  ASSERT_EQ(done.count(61), 1u);
+  EXPECT_EQ(done[61].status.code(), Code::kDeadlineExceeded) << done[61].status.ToString();
+}
+
 TEST_F(RuntimeActorsTest, HealthPingIsAnsweredWithTheIncarnation) {
   caf::scoped_actor self{*system_};
   WireHealthPing got;
