@@ -419,6 +419,8 @@ TEST_F(RuntimeActorsTest, AFollowerWaitsForItsStepAndFailsWithIt) {
   receive(6);
   ASSERT_EQ(done.count(61), 1u);
   EXPECT_EQ(done[61].status.code(), Code::kDeadlineExceeded) << done[61].status.ToString();
+  // No step, run or not, left its rendezvous behind.
+  EXPECT_EQ(rendezvous_->size(), 0u);
 }
 
 TEST_F(RuntimeActorsTest, HealthPingIsAnsweredWithTheIncarnation) {
