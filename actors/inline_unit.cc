@@ -19,7 +19,7 @@ constexpr size_t kThroughput = 64;
 
 class InlineUnit;
 
-// Every thread's unit, for AwaitInlineRuns. Never destroyed: threads end
+// Every thread's unit, for AwaitActorsDone. Never destroyed: threads end
 // after static destructors have run.
 struct Units {
   std::mutex mu;
@@ -96,7 +96,8 @@ void inline_unit_internal::Tell(const caf::actor& dest, caf::mailbox_element_ptr
   if (!unit.draining() && unit.holds == 0) unit.Drain();
 }
 
-void AwaitInlineRuns(const caf::actor_system& system) {
+void AwaitActorsDone(const caf::actor_system& system) {
+  system.await_all_actors_done();
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(AllUnits().mu);

@@ -57,12 +57,13 @@ class InlineHold {
   InlineHold& operator=(const InlineHold&) = delete;
 };
 
-// Returns once no thread runs an actor of `system` inline. An actor that
-// ends here leaves its system's registry before it has finished cleaning
-// up (CAF's local_actor::cleanup reads the system's clock after), and the
-// system's destructor waits only for the registry: so whoever destroys a
-// system calls this first, after system.await_all_actors_done().
-void AwaitInlineRuns(const caf::actor_system& system);
+// Returns once every actor of `system` is done (await_all_actors_done) and
+// no thread runs one of them inline. An actor that ends inline leaves its
+// system's registry before it has finished cleaning up (CAF's
+// local_actor::cleanup reads the system's clock after), and the system's
+// destructor waits only for the registry: so whoever destroys a system
+// whose actors may run inline calls this first.
+void AwaitActorsDone(const caf::actor_system& system);
 
 namespace inline_unit_internal {
 void Tell(const caf::actor& dest, caf::mailbox_element_ptr element);

@@ -103,7 +103,8 @@ struct RunCall {
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
   StepStats* stats = nullptr;
-  // Start after the previous following Run of the same signature.
+  // Follow the newest running step of the same signature
+  // (Session::StartFollowing).
   bool follow = false;
   OnceReply<StatusOr<std::vector<Tensor>>> reply;
 };

@@ -11,7 +11,8 @@ namespace tact {
 namespace {
 
 // How many step ids a partition remembers, to run a step delivered twice
-// once (a master that resends after a lost connection).
+// once (a master that resends after a lost connection), and to tell a
+// follower whether its step has ended.
 constexpr size_t kRememberedSteps = 1024;
 
 // The feeds of a RunStep must be exactly the registered ones.
@@ -94,22 +95,21 @@ Partition::Partition(Device* device, std::shared_ptr<const Executor> executor,
       }())) {}
 
 bool Partition::FirstDelivery(int64_t step_id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!steps_seen_.insert(step_id).second) return false;
-  steps_seen_order_.push_back(step_id);
-  if (steps_seen_order_.size() > kRememberedSteps) {
-    steps_seen_.erase(steps_seen_order_.front());
-    steps_seen_order_.pop_front();
+  if (!steps_.emplace(step_id, std::nullopt).second) return false;
+  steps_order_.push_back(step_id);
+  if (steps_order_.size() > kRememberedSteps) {
+    steps_.erase(steps_order_.front());
+    steps_order_.pop_front();
   }
   return true;
 }
 
 void Partition::Run(WireRunStep& step, Reply reply) {
+  std::unique_lock<std::mutex> lock(mu_);
   if (!FirstDelivery(step.step_id)) return;
   if (step.after_step != 0) {
-    std::unique_lock<std::mutex> lock(mu_);
-    auto ended = ended_.find(step.after_step);
-    if (ended == ended_.end()) {
+    auto ended = steps_.find(step.after_step);
+    if (ended == steps_.end() || !ended->second.has_value()) {
       const int64_t after = step.after_step;
       auto other = waiting_.find(after);
       if (other == waiting_.end()) {
@@ -123,13 +123,14 @@ void Partition::Run(WireRunStep& step, Reply reply) {
       End(Follower{std::move(step), std::move(reply)}, twice);
       return;
     }
-    if (!ended->second.ok()) {
-      const Status why = ended->second;
+    if (!ended->second->ok()) {
+      const Status why = *ended->second;
       lock.unlock();
       Fail(Follower{std::move(step), std::move(reply)}, why);
       return;
     }
   }
+  lock.unlock();
   Start(step, std::move(reply));
 }
 
@@ -151,12 +152,8 @@ void Partition::End(Follower f, const Status& why) {
 
 void Partition::Ended(int64_t step_id, const Status& status) {
   std::unique_lock<std::mutex> lock(mu_);
-  ended_.emplace(step_id, status);
-  ended_order_.push_back(step_id);
-  if (ended_order_.size() > kRememberedSteps) {
-    ended_.erase(ended_order_.front());
-    ended_order_.pop_front();
-  }
+  auto step = steps_.find(step_id);
+  if (step != steps_.end()) step->second = status;
   auto it = waiting_.find(step_id);
   if (it == waiting_.end()) return;
   auto f = std::make_shared<Follower>(std::move(it->second));

@@ -15,8 +15,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "actors/wire.h"
 
@@ -53,7 +53,7 @@ class Partition : public std::enable_shared_from_this<Partition> {
     Reply reply;
   };
 
-  // False for a step this partition has run (or started) already.
+  // Holding mu_: false for a step delivered here already.
   bool FirstDelivery(int64_t step_id);
   void Start(WireRunStep& step, Reply reply);
   // `step_id` has ended with `status`: starts (or fails) its follower.
@@ -67,11 +67,12 @@ class Partition : public std::enable_shared_from_this<Partition> {
   const std::shared_ptr<RendezvousMgr> rendezvous_;
   // Fixed at registration; shared with every step's completion.
   const std::shared_ptr<const WireRegisterPartition> reg_;
-  std::mutex mu_;  // guards the steps seen, ended and waiting
-  std::unordered_set<int64_t> steps_seen_;
-  std::deque<int64_t> steps_seen_order_;
-  std::unordered_map<int64_t, Status> ended_;  // the last kRememberedSteps
-  std::deque<int64_t> ended_order_;
+  std::mutex mu_;  // guards the steps and the waiting followers
+  // The last kRememberedSteps steps delivered here, and how each ended
+  // (none yet: running, or waiting for the step it follows). A step
+  // delivered twice runs once; a follower finds whether its step ended.
+  std::unordered_map<int64_t, std::optional<Status>> steps_;
+  std::deque<int64_t> steps_order_;
   std::unordered_map<int64_t, Follower> waiting_;  // by the step each follows
 };
 

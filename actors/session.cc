@@ -128,10 +128,7 @@ class ActorSession final : public Session {
     if (links_ != nullptr) links_->SetOnStepDone(nullptr);
     // An actor that ended on a thread of ours (a device's, the client's)
     // may still be finishing there (actors/inline_unit.h).
-    if (system_ != nullptr) {
-      system_->await_all_actors_done();
-      AwaitInlineRuns(*system_);
-    }
+    if (system_ != nullptr) AwaitActorsDone(*system_);
     system_.reset();
   }
 
@@ -163,17 +160,11 @@ class ActorSession final : public Session {
                                     RunMetadata* metadata) override {
     InFlight guard(this);
     if (closed_) return Closed();
-    auto call = std::make_shared<RunCall>();
-    call->feeds = feeds;
-    call->fetches = fetches;
-    call->targets = targets;
+    std::shared_ptr<RunCall> call = NewCall(feeds, fetches, targets);
     call->stats = metadata ? &metadata->step_stats : nullptr;
     auto latch = std::make_shared<Latch<StatusOr<std::vector<Tensor>>>>();
     call->reply = [latch](StatusOr<std::vector<Tensor>> r) { latch->Set(std::move(r)); };
-    TACT_ASSIGN_OR_RETURN(caf::actor master, master_->Get());
-    // On this thread while the master is idle: a local step's actors then
-    // run here up to its first expensive kernel (actors/inline_unit.h).
-    TellInline(master, std::move(call));
+    Tell(std::move(call));
     return latch->Wait();
   }
 
@@ -187,21 +178,13 @@ class ActorSession final : public Session {
       pending->latch->Set(Closed());
       return pending;
     }
-    auto call = std::make_shared<RunCall>();
-    call->feeds = feeds;
-    call->fetches = fetches;
-    call->targets = targets;
+    std::shared_ptr<RunCall> call = NewCall(feeds, fetches, targets);
     call->follow = true;
     call->reply = [latch = pending->latch, guard](StatusOr<std::vector<Tensor>> r) mutable {
       latch->Set(std::move(r));
       guard.reset();
     };
-    StatusOr<caf::actor> master = master_->Get();
-    if (!master.ok()) {
-      call->reply(master.status());
-      return pending;
-    }
-    TellInline(*master, std::move(call));
+    Tell(std::move(call));
     return pending;
   }
 
@@ -232,6 +215,28 @@ class ActorSession final : public Session {
   };
 
   static Status Closed() { return errors::FailedPrecondition("the session is closed"); }
+
+  static std::shared_ptr<RunCall> NewCall(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                          const std::vector<std::string>& fetches,
+                                          const std::vector<std::string>& targets) {
+    auto call = std::make_shared<RunCall>();
+    call->feeds = feeds;
+    call->fetches = fetches;
+    call->targets = targets;
+    return call;
+  }
+
+  // To the master on this thread while the master is idle: a local step's
+  // actors then run here up to its first expensive kernel
+  // (actors/inline_unit.h). Without a master, the call is answered why.
+  void Tell(std::shared_ptr<RunCall> call) {
+    StatusOr<caf::actor> master = master_->Get();
+    if (!master.ok()) {
+      call->reply(master.status());
+      return;
+    }
+    TellInline(*master, std::move(call));
+  }
 
   struct Pending final : PendingRun {
     ~Pending() override {

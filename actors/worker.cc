@@ -43,10 +43,7 @@ class WorkerImpl final : public Worker {
     actors_.clear();
     // An actor that ended on a thread of ours (a device's, a link's reader)
     // may still be finishing there (actors/inline_unit.h).
-    if (system_ != nullptr) {
-      system_->await_all_actors_done();
-      AwaitInlineRuns(*system_);
-    }
+    if (system_ != nullptr) AwaitActorsDone(*system_);
     system_.reset();  // waits for the middleman
   }
 
