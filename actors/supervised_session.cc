@@ -114,6 +114,44 @@ StatusOr<SupervisedStepResult> SupervisedSession::RunStep(
   return r;
 }
 
+// A step's partitions wait in place for the step before's to end
+// (Session::StartFollowing), so both compute as if run one after the
+// other. Not across a checkpoint: the save runs between the two steps.
+Status SupervisedSession::RunSteps(const StepLoop& loop) {
+  if (!loop.feeds) return errors::InvalidArgument("StepLoop.feeds is not set");
+  std::unique_ptr<PendingRun> ahead;  // step step_, sent while the step before ran
+  bool stopped = false;
+  while (step_ < loop.until && (!stopped || ahead != nullptr)) {
+    const int64_t step = step_;
+    StepLoop::Feeds feeds;
+    if (ahead == nullptr) {
+      TACT_ASSIGN_OR_RETURN(feeds, loop.feeds(step));
+    }
+    Status next_feeds;  // of the step after, should they fail
+    std::vector<Tensor> fetched;
+    TACT_ASSIGN_OR_RETURN(SupervisedStepResult r, RunStep([&](Session& s) {
+                            std::unique_ptr<PendingRun> run = std::move(ahead);
+                            if (run == nullptr) run = s.StartFollowing(feeds, loop.fetches, loop.targets);
+                            if (loop.send_ahead && !stopped && step + 1 < loop.until && !save_after_) {
+                              StatusOr<StepLoop::Feeds> next = loop.feeds(step + 1);
+                              next_feeds = next.status();
+                              if (next.ok()) ahead = s.StartFollowing(*next, loop.fetches, loop.targets);
+                            }
+                            StatusOr<std::vector<Tensor>> out = run->Wait();
+                            if (!out.ok()) {
+                              ahead.reset();  // waits for it to fail too: the recovery comes after
+                              return out.status();
+                            }
+                            fetched = std::move(*out);
+                            return Status::OK();
+                          }));
+    if (!r.recovery) r.fetched = std::move(fetched);
+    if (loop.after_step && !loop.after_step(step, r)) stopped = true;
+    TACT_RETURN_IF_ERROR(next_feeds);
+  }
+  return Status::OK();
+}
+
 StatusOr<SupervisedStepResult> SupervisedSession::RunStep(const std::function<Status(Session&)>& body) {
   save_after_ = false;
   if (checkpointing()) {

@@ -17,6 +17,16 @@
 //     ... r->fetched ...
 //   }
 //
+// or, with each step sent while the one before runs, RunSteps:
+//
+//   StepLoop loop;
+//   loop.until = total;
+//   loop.feeds = [&](int64_t step) { return FeedsFor(step); };
+//   loop.fetches = {"loss:0"};
+//   loop.targets = {"train"};
+//   loop.after_step = [&](int64_t step, const SupervisedStepResult& r) { ...; return true; };
+//   TACT_RETURN_IF_ERROR((*s)->RunSteps(loop));
+//
 // A step is the caller's unit of training: one Run, or several Runs at
 // once (async replicas) through the RunStep that takes a function. Only
 // RunStep counts steps and recovers; session() is for other Runs
@@ -53,6 +63,26 @@ struct RecoveryEvent {
 struct SupervisedStepResult {
   std::vector<Tensor> fetched;            // empty after a recovery
   std::optional<RecoveryEvent> recovery;  // set when the step failed and was recovered from
+};
+
+// A run of steps for SupervisedSession::RunSteps.
+struct StepLoop {
+  using Feeds = std::vector<std::pair<std::string, Tensor>>;
+  int64_t until = 0;  // runs steps step() .. until - 1
+  // A step's feeds, asked for in step order each time the step is to run
+  // (again after a recovery), possibly while the step before runs. An
+  // error ends the loop once the step before has ended.
+  std::function<StatusOr<Feeds>(int64_t step)> feeds;
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+  // Called in step order with each step that completed (its fetched
+  // tensors) and with each recovery (`recovery` set: step() went back).
+  // Returning false ends the loop; a step already sent ahead still
+  // completes and is reported (what this call returns then is not read).
+  std::function<bool(int64_t step, const SupervisedStepResult& result)> after_step;
+  // Each step is sent while the one before runs (Session::StartFollowing),
+  // unless a checkpoint is saved between them. Off: one at a time.
+  bool send_ahead = true;
 };
 
 // Counters over the whole run.
@@ -103,6 +133,14 @@ class SupervisedSession {
   StatusOr<SupervisedStepResult> RunStep(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                          const std::vector<std::string>& fetches,
                                          const std::vector<std::string>& targets);
+  // Runs RunStep's steps up to loop.until, each sent ahead while the one
+  // before runs: the loop of the example above, with the hand-offs
+  // between two steps (the answer's way back here, the next step's way to
+  // the tasks) off the step's path. The variables and checkpoints are
+  // those of a RunStep loop with the same feeds. Returns an error of the
+  // feeds, or a failure that RunStep would return; OK once step() reached
+  // loop.until or after_step asked to stop.
+  Status RunSteps(const StepLoop& loop);
   // The same for a step that is several Runs: `body` runs them on the
   // session, and its status is the step's; it fetches what it wants itself.
   StatusOr<SupervisedStepResult> RunStep(const std::function<Status(Session&)>& body);

@@ -4,6 +4,8 @@
 // checkpoint every 5 steps, kill the parameter server (and with it every
 // variable) in the middle through the fault API, and check that the run
 // resumed and ended with the variables of the same run without the fault.
+// The steps run through SupervisedSession::RunSteps, which sends each step
+// while the one before runs.
 //
 //   supervised_training [path/to/tact]    (default: the installed one)
 //
@@ -104,21 +106,28 @@ StatusOr<RunResult> Train(const Model& m, const std::string& tact_binary, const 
                         SupervisedSession::Create(options, m.graph, m.init));
 
   RunResult r;
-  bool injected = false;
-  while (session->step() < kSteps) {
-    if (!fault.empty() && !injected && session->step() == fault_step) {
-      injected = true;
-      TACT_ASSIGN_OR_RETURN(apps::Fault f, apps::ParseFault(fault));
-      TACT_RETURN_IF_ERROR(apps::InjectFault(f, {cluster.get(), &session->session(), checkpoint_dir}));
-    }
-    TACT_ASSIGN_OR_RETURN(SupervisedStepResult step,
-                          session->RunStep(Batch(m, session->step()), {m.loss}, {m.train}));
+  // Each step is sent while the one before runs, except where a checkpoint
+  // comes between them; a RunStep loop ends with the same variables.
+  StepLoop loop;
+  loop.feeds = [&m](int64_t k) -> StatusOr<StepLoop::Feeds> { return Batch(m, k); };
+  loop.fetches = {m.loss};
+  loop.targets = {m.train};
+  loop.after_step = [&r](int64_t, const SupervisedStepResult& step) {
     if (step.recovery) {
       r.recoveries.push_back(*step.recovery);  // step() went back to the checkpoint
-      continue;
+    } else {
+      r.last_loss = step.fetched[0].scalar<float>();
     }
-    r.last_loss = step.fetched[0].scalar<float>();
+    return true;  // false would end the loop here
+  };
+  if (!fault.empty()) {
+    loop.until = fault_step;
+    TACT_RETURN_IF_ERROR(session->RunSteps(loop));
+    TACT_ASSIGN_OR_RETURN(apps::Fault f, apps::ParseFault(fault));
+    TACT_RETURN_IF_ERROR(apps::InjectFault(f, {cluster.get(), &session->session(), checkpoint_dir}));
   }
+  loop.until = kSteps;
+  TACT_RETURN_IF_ERROR(session->RunSteps(loop));
   TACT_ASSIGN_OR_RETURN(std::vector<Tensor> values, session->session().Run({}, {m.w, m.b}, {}));
   for (const Tensor& t : values) {
     for (int64_t i = 0; i < t.NumElements(); ++i) r.variables.push_back(t.data<float>()[i]);

@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -130,6 +131,7 @@ class SupervisedSessionTest : public ::testing::Test {
       EXPECT_EQ(r->fetched.size(), 1u);
       if (r->fetched.empty()) continue;
       last_loss_ = r->fetched[0].scalar<float>();
+      losses_.push_back(last_loss_);
       if (s.step() == 1) first_loss_ = last_loss_;
     }
     auto out = s.session().Run({}, {g.w}, {});
@@ -152,6 +154,7 @@ class SupervisedSessionTest : public ::testing::Test {
   std::string dir_;
   std::unique_ptr<apps::LocalCluster> cluster_;
   float first_loss_ = 0, last_loss_ = 0;
+  std::vector<float> losses_;  // of the steps that completed, in order
 };
 
 void ExpectSameValues(const Tensor& a, const Tensor& b) {
@@ -371,6 +374,147 @@ TEST_F(SupervisedSessionTest, BadOptionsAndAGraphWithoutVariablesAreNamed) {
   s = SupervisedSession::Create(so, *def, "c");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("no variables"), std::string::npos) << s.status().ToString();
+}
+
+// What a RunSteps loop did, in the order it happened: "f<k>" when step k's
+// feeds were asked for, "a<k>" when step k was reported.
+struct LoopLog {
+  std::vector<std::string> events;
+  std::vector<float> losses;  // of the steps that completed, in order
+  std::vector<RecoveryEvent> recoveries;
+
+  size_t At(const std::string& event) const {
+    return static_cast<size_t>(std::find(events.begin(), events.end(), event) - events.begin());
+  }
+  size_t Count(const std::string& event) const {
+    return static_cast<size_t>(std::count(events.begin(), events.end(), event));
+  }
+};
+
+// A loop to `until` that logs into `log` and then asks `go_on`.
+StepLoop LoggedLoop(const Regression& g, int64_t until, LoopLog* log,
+                    std::function<bool(int64_t)> go_on = [](int64_t) { return true; }) {
+  StepLoop loop;
+  loop.until = until;
+  loop.feeds = [&g, log](int64_t k) -> StatusOr<StepLoop::Feeds> {
+    log->events.push_back("f" + std::to_string(k));
+    return Feeds(g, k);
+  };
+  loop.fetches = {g.loss};
+  loop.targets = {g.train};
+  loop.after_step = [log, go_on](int64_t k, const SupervisedStepResult& r) {
+    log->events.push_back("a" + std::to_string(k));
+    if (r.recovery) {
+      log->recoveries.push_back(*r.recovery);
+    } else {
+      EXPECT_EQ(r.fetched.size(), 1u) << k;
+      if (!r.fetched.empty()) log->losses.push_back(r.fetched[0].scalar<float>());
+    }
+    return go_on(k);
+  };
+  return loop;
+}
+
+Tensor ValueOf(SupervisedSession& s, const std::string& tensor) {
+  auto out = s.session().Run({}, {tensor}, {});
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  return out.ok() ? (*out)[0] : Tensor();
+}
+
+TEST_F(SupervisedSessionTest, RunStepsSendsEachStepAheadButNotAcrossACheckpointAndEndsAsRunStep) {
+  const Regression g = BuildRegression(true);
+  const Tensor clean_w = TrainClean(g);
+  auto s = Start("ahead", g);
+  ASSERT_NE(s, nullptr);
+  LoopLog log;
+  ASSERT_TRUE(s->RunSteps(LoggedLoop(g, kSteps, &log)).ok());
+  EXPECT_EQ(s->step(), kSteps);
+  ExpectSameValues(clean_w, ValueOf(*s, g.w));
+  EXPECT_EQ(log.losses, losses_);  // bit for bit, step by step
+  EXPECT_EQ(s->stats().checkpoints_saved, 1 + kSteps / kEvery);
+  EXPECT_EQ(*ListCheckpoints(dir_ + "/ahead"), *ListCheckpoints(dir_ + "/clean"));
+  for (int k = 0; k < kSteps; ++k) {
+    EXPECT_EQ(log.Count("f" + std::to_string(k)), 1u) << k;
+    if (k + 1 == kSteps) continue;
+    // Step k+1 is sent while step k runs, unless a checkpoint is saved
+    // after step k.
+    const size_t next = log.At("f" + std::to_string(k + 1)), reported = log.At("a" + std::to_string(k));
+    if ((k + 1) % kEvery == 0) {
+      EXPECT_GT(next, reported) << k;
+    } else {
+      EXPECT_LT(next, reported) << k;
+    }
+  }
+}
+
+// The ps is killed as step 16 is reported: step 17 was sent ahead, and
+// either it fails or, should it have ended first, step 18 does.
+TEST_F(SupervisedSessionTest, RunStepsComesThroughAKillWhileAStepIsSentAhead) {
+  const Regression g = BuildRegression(true);
+  const Tensor clean_w = TrainClean(g);
+  auto s = Start("killed_ahead", g);
+  ASSERT_NE(s, nullptr);
+  LoopLog log;
+  bool killed = false;
+  Status done = s->RunSteps(LoggedLoop(g, kSteps, &log, [&](int64_t k) {
+    if (k == 16 && !killed) {
+      killed = true;
+      EXPECT_TRUE(cluster_->Signal("/job:ps/replica:0/task:0", SIGKILL).ok());
+    }
+    return true;
+  }));
+  ASSERT_TRUE(done.ok()) << done.ToString();
+  ASSERT_EQ(log.recoveries.size(), 1u);
+  const RecoveryEvent& e = log.recoveries[0];
+  EXPECT_TRUE(e.failed_step == 17 || e.failed_step == 18) << e.failed_step;
+  EXPECT_EQ(e.resumed_from, 15);
+  EXPECT_EQ(log.Count("f15"), 2u);  // asked again after the restore
+  EXPECT_EQ(s->stats().recoveries, 1);
+  ExpectSameValues(clean_w, ValueOf(*s, g.w));
+}
+
+TEST_F(SupervisedSessionTest, RunStepsStopsWhenAskedAndEndsAtAFailingFeed) {
+  const Regression g = BuildRegression(false);
+  SessionOptions so;
+  so.supervision.checkpoint = {dir_ + "/one_at_a_time", kEvery, 0, 3};
+  auto one = SupervisedSession::Create(so, g.def, g.init);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  for (int k = 0; k < 20; ++k) ASSERT_TRUE((*one)->RunStep(Feeds(g, k), {}, {g.train}).ok());
+  so.supervision.checkpoint.dir = dir_ + "/loops";
+  auto s = SupervisedSession::Create(so, g.def, g.init);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+
+  // Stopped after step 7, step 8 (sent ahead) still completes and is reported.
+  LoopLog log;
+  ASSERT_TRUE((*s)->RunSteps(LoggedLoop(g, 20, &log, [](int64_t k) { return k != 7; })).ok());
+  EXPECT_EQ((*s)->step(), 9);
+  EXPECT_EQ(log.events.back(), "a8");
+  EXPECT_EQ(log.losses.size(), 9u);
+
+  // A feed that fails ends the loop once the step before is reported.
+  StepLoop failing = LoggedLoop(g, 20, &log);
+  failing.feeds = [&g](int64_t k) -> StatusOr<StepLoop::Feeds> {
+    if (k == 12) return errors::NotFound("no batch ", k);
+    return Feeds(g, k);
+  };
+  Status bad = (*s)->RunSteps(failing);
+  EXPECT_EQ(bad.code(), Code::kNotFound) << bad.ToString();
+  EXPECT_EQ((*s)->step(), 12);
+  EXPECT_EQ(log.events.back(), "a11");
+  StepLoop unset;
+  unset.until = 20;
+  bad = (*s)->RunSteps(unset);
+  EXPECT_EQ(bad.code(), Code::kInvalidArgument);
+  EXPECT_NE(bad.message().find("feeds"), std::string::npos) << bad.ToString();
+
+  // The rest one step at a time: each step's feeds only after the step before.
+  log.events.clear();
+  StepLoop rest = LoggedLoop(g, 20, &log);
+  rest.send_ahead = false;
+  ASSERT_TRUE((*s)->RunSteps(rest).ok());
+  EXPECT_EQ((*s)->step(), 20);
+  for (int k = 12; k + 1 < 20; ++k) EXPECT_GT(log.At("f" + std::to_string(k + 1)), log.At("a" + std::to_string(k)));
+  ExpectSameValues(ValueOf(**one, g.w), ValueOf(**s, g.w));
 }
 
 }  // namespace
