@@ -19,6 +19,8 @@ void AddRunCommand(CLI::App& app, std::function<int()>& run);
 void AddGradCommand(CLI::App& app, std::function<int()>& run);
 // `tact train --model {mlp,cnn} ...`
 void AddTrainCommand(CLI::App& app, std::function<int()>& run);
+// `tact export --model {mlp,cnn} --checkpoint-dir DIR --out FILE`
+void AddExportCommand(CLI::App& app, std::function<int()>& run);
 // `tact graph --model {mlp,cnn} [--train] --devices N --dot out.dot`
 void AddGraphCommand(CLI::App& app, std::function<int()>& run);
 // `tact worker --cluster FILE --job J --task T`

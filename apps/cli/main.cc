@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   tact::apps::AddRunCommand(app, run);
   tact::apps::AddGradCommand(app, run);
   tact::apps::AddTrainCommand(app, run);
+  tact::apps::AddExportCommand(app, run);
   tact::apps::AddGraphCommand(app, run);
   tact::apps::AddWorkerCommand(app, run);
   tact::apps::AddCkptCommand(app, run);

@@ -1,0 +1,89 @@
+// `tact export`: a model that `tact train` trained, from its checkpoint
+// directory, as one GraphDef file for inference (TensorFlow's
+// freeze_graph): the variables become constants, so the file needs
+// neither the checkpoint nor a cluster, and `tact run` (or a Session of
+// any program) runs it:
+//
+//   tact train --model mlp --checkpoint-dir ck
+//   tact export --model mlp --checkpoint-dir ck --out mlp.capnp
+//   tact run --graph mlp.capnp --feed pixels:0=images.npy --fetch classes:0 --out results/
+//
+// Its inputs and outputs are apps/train/inference_graph.h's. The newest
+// good checkpoint is exported unless --step names one. The file is binary
+// Cap'n Proto unless --text. Errors (no checkpoint, a checkpoint of another
+// model, a file that cannot be written) name what is wrong and exit 1.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "apps/cli/commands.h"
+#include "apps/cli/graph_file.h"
+#include "apps/train/inference_graph.h"
+#include "graph/freeze_variables.h"
+
+namespace tact::apps {
+namespace {
+
+struct ExportFlags {
+  std::string model = "mlp";
+  std::string checkpoint_dir;
+  int64_t step = -1;  // -1: the newest good one
+  std::string out;
+  bool text = false;
+  bool json = false;
+};
+
+Status Export(const ExportFlags& f) {
+  TACT_ASSIGN_OR_RETURN(InferenceGraph g, BuildInferenceGraph(f.model));
+  // Only the model's own variables are read: a training checkpoint also
+  // holds the optimizer's slots and the global step.
+  StatusOr<Checkpoint> c = f.step < 0 ? ReadLatestGoodCheckpoint(f.checkpoint_dir, g.variables, true)
+                                      : ReadCheckpoint(f.checkpoint_dir, f.step, g.variables, true);
+  if (!c.ok()) return c.status().WithPrefix("a " + f.model + " checkpoint in '" + f.checkpoint_dir + "': ");
+  const std::vector<std::string> outputs(std::begin(kInferenceOutputs), std::end(kInferenceOutputs));
+  TACT_ASSIGN_OR_RETURN(GraphDef frozen, FreezeVariables(g.def, outputs, c->variables));
+  TACT_RETURN_IF_ERROR(WriteGraphFile(f.out, frozen, !f.text));
+  int64_t parameters = 0;
+  for (const auto& [name, value] : c->variables) parameters += value.NumElements();
+  if (f.json) {
+    const nlohmann::ordered_json j = {{"model", f.model},   {"checkpoint_dir", f.checkpoint_dir},
+                                      {"step", c->step},    {"variables", c->variables.size()},
+                                      {"parameters", parameters}, {"nodes", frozen.nodes.size()},
+                                      {"out", f.out}};
+    std::printf("%s\n", j.dump().c_str());
+    return Status::OK();
+  }
+  std::printf("%s from checkpoint %lld of '%s': %zu variables (%lld parameters) as constants, %zu nodes -> %s\n"
+              "  feed pixels:0 (uint8 [N,28,28]) or images:0 (float [N,28,28,1], pixels / 255)\n"
+              "  fetch logits:0, probabilities:0 (float [N,10]) or classes:0 (int32 [N])\n",
+              f.model.c_str(), static_cast<long long>(c->step), f.checkpoint_dir.c_str(), c->variables.size(),
+              static_cast<long long>(parameters), frozen.nodes.size(), f.out.c_str());
+  return Status::OK();
+}
+
+}  // namespace
+
+void AddExportCommand(CLI::App& app, std::function<int()>& run) {
+  auto f = std::make_shared<ExportFlags>();
+  CLI::App* cmd = app.add_subcommand("export", "write a trained model as one GraphDef file for inference");
+  cmd->add_option("--model", f->model, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
+  cmd->add_option("--checkpoint-dir", f->checkpoint_dir, "the training run's checkpoint directory")->required();
+  cmd->add_option("--step", f->step, "the checkpoint's step (default: the newest good one)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--out", f->out, "where to write the GraphDef")->required();
+  cmd->add_flag("--text", f->text, "write the Cap'n Proto text form rather than binary");
+  cmd->add_flag("--json", f->json, "print one JSON line");
+  cmd->callback([f, &run] {
+    run = [f] {
+      Status s = Export(*f);
+      if (!s.ok()) {
+        std::fprintf(stderr, "tact export: %s\n", s.ToString().c_str());
+        return 1;
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace tact::apps
