@@ -25,12 +25,17 @@ constexpr int64_t kMinBlockMacs = int64_t{1} << 21;
 constexpr int64_t kAlign = 16;
 constexpr int64_t kMinBlock = 32;
 
-// From this many multiply-adds on, a product's blocks run on at most as
-// many threads as the device has: one more thread on the same cores cost
-// 4-8% at n = 2048 (its blocks' packed panels evict each other), and a
-// block lasts long enough (milliseconds) for the kernel to move a thread
-// that shares a core with another to an idle one.
-constexpr int64_t kSeatedMacs = int64_t{1} << 32;
+// From this many multiply-adds on (n = 1024 cubed), a product's blocks run
+// on at most as many threads as the device has: one more thread on the
+// same cores cost 4-8% at n = 2048 (its blocks' packed panels evict each
+// other), and a block lasts long enough (7 ms and more on two threads) for
+// the kernel to move a thread that shares a core with another to an idle
+// one. From 2^32 (session 19) down to 2^30 in session 24: at n = 1024 the
+// four blocks ran at medians of 0.92-0.95 of a direct sgemm (0.60-0.92 in
+// the worst of 10 runs), the two at 0.96-0.99 (0.65-0.98), transposed or
+// not; beside a busy loop 0.95 against 0.94-1.02. No product of the mlp or
+// the cnn at batch 100 is this large.
+constexpr int64_t kSeatedMacs = int64_t{1} << 30;
 
 Seats SeatsFor(int64_t macs) { return macs >= kSeatedMacs ? Seats::kDeviceThreads : Seats::kEveryThread; }
 
