@@ -47,7 +47,7 @@ class ExecutorState {
         done_(std::move(done)),
         pending_(impl->g_.initial_pending),
         slots_(impl->g_.num_slots),
-        start_ns_(args.stats ? NowNs() : 0) {}
+        wall_offset_ns_(args.stats ? WallOffsetNs() : 0) {}
 
   void Start();
 
@@ -85,7 +85,7 @@ class ExecutorState {
   void Fail(const Status& s);
   void Finish();
   void RecordStats(int id, int64_t start, OpKernelContext* ctx) {
-    impl_->g_.RecordStats(args_, start_ns_, id, start, ctx);
+    impl_->g_.RecordStats(args_, wall_offset_ns_, id, start, ctx);
   }
 
   const ExecutorImpl* impl_;
@@ -97,7 +97,7 @@ class ExecutorState {
   std::atomic<bool> aborted_{false};
   std::mutex mu_;
   Status status_;
-  int64_t start_ns_;
+  int64_t wall_offset_ns_;  // of the step stats (WallOffsetNs at the start)
 };
 
 // An async kernel's context lives until its continuation runs.

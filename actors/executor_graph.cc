@@ -69,13 +69,13 @@ Status ExecutorGraph::MissingOutput(int id, int output) const {
                           " was not produced but has a consumer");
 }
 
-void ExecutorGraph::RecordStats(const Executor::Args& args, int64_t step_start_ns, int id,
+void ExecutorGraph::RecordStats(const Executor::Args& args, int64_t wall_offset_ns, int id,
                                 int64_t start_ns, OpKernelContext* ctx) const {
   NodeExecStats s;
   s.node_id = id;
   s.node_name = items[id].kernel->name();
-  s.start_ns = start_ns - step_start_ns;
-  s.end_ns = NowNs() - step_start_ns;
+  s.start_ns = start_ns + wall_offset_ns;
+  s.end_ns = NowNs() + wall_offset_ns;
   for (int i = 0; i < ctx->num_outputs(); ++i) {
     const Tensor& t = ctx->outputs()[i];
     s.output_bytes.push_back(t.IsInitialized() ? static_cast<int64_t>(t.TotalBytes()) : -1);
@@ -87,6 +87,13 @@ int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+int64_t WallOffsetNs() {
+  const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+  return wall - NowNs();
 }
 
 }  // namespace tact

@@ -16,6 +16,10 @@
 namespace tact {
 
 int64_t NowNs();  // a steady clock
+// The system clock (ns since the Unix epoch) minus NowNs, now: a step's
+// stats add it to their steady times, so that the nodes of every
+// partition, process and machine share one time line.
+int64_t WallOffsetNs();
 
 // Where one output of a node goes.
 struct OutEdge {
@@ -87,7 +91,8 @@ struct ExecutorGraph {
   StatusOr<Tensor> EdgeValue(const OutEdge& edge, const Tensor& output) const;
   // The error of a consumed output that a kernel did not produce.
   Status MissingOutput(int id, int output) const;
-  void RecordStats(const Executor::Args& args, int64_t step_start_ns, int id, int64_t start_ns,
+  // Node `id`, started at `start_ns` (NowNs), ends now.
+  void RecordStats(const Executor::Args& args, int64_t wall_offset_ns, int id, int64_t start_ns,
                    OpKernelContext* ctx) const;
 };
 

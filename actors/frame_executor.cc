@@ -243,7 +243,7 @@ class FrameState {
  public:
   FrameState(const FrameExecutor* ex, const Executor::Args& args, Executor::DoneCallback done)
       : ex_(ex), g_(ex->g_), args_(args), done_(std::move(done)),
-        start_ns_(args.stats ? NowNs() : 0) {}
+        wall_offset_ns_(args.stats ? WallOffsetNs() : 0) {}
   void Start();
 
  private:
@@ -296,7 +296,7 @@ class FrameState {
   const ExecutorGraph& g_;
   Executor::Args args_;
   Executor::DoneCallback done_;
-  int64_t start_ns_;
+  int64_t wall_offset_ns_;  // of the step stats (WallOffsetNs at the start)
   std::atomic<bool> aborted_{false};
 
   std::mutex mu_;
@@ -371,7 +371,7 @@ void FrameState::RunLoop(Ready* ready) {
       ctx.emplace(params);
       g_.Compute(t.id, &*ctx);
       ReleaseInputs(t);
-      if (args_.stats) g_.RecordStats(args_, start_ns_, t.id, start, &*ctx);
+      if (args_.stats) g_.RecordStats(args_, wall_offset_ns_, t.id, start, &*ctx);
       if (ctx->status().ok()) {
         outputs = ctx->outputs();
       } else {
@@ -394,7 +394,7 @@ void FrameState::StartAsync(const Tagged& t, Ready* ready) {
 void FrameState::FinishAsync(AsyncCall* call, Ready* ready) {
   const Tagged t = call->t;
   ReleaseInputs(t);
-  if (args_.stats) g_.RecordStats(args_, start_ns_, t.id, call->start, &call->ctx);
+  if (args_.stats) g_.RecordStats(args_, wall_offset_ns_, t.id, call->start, &call->ctx);
   const Tensor* outputs = nullptr;
   if (call->ctx.status().ok()) {
     outputs = call->ctx.outputs();

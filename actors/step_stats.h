@@ -16,7 +16,11 @@ struct NodeExecStats {
   int node_id = -1;
   std::string node_name;
   std::string device;    // where it ran; set by the partition that ran it
-  int64_t start_ns = 0;  // since the step started
+  // The system clock's ns since the Unix epoch, read once as the step
+  // starts and then moved on by the steady clock: the nodes of every
+  // partition and process (and machine, as far as their clocks agree)
+  // share one time line, and end_ns - start_ns is the node's own time.
+  int64_t start_ns = 0;
   int64_t end_ns = 0;
   std::vector<int64_t> output_bytes;  // per output; -1 for one not produced
 };

@@ -53,6 +53,8 @@ struct RunStep {
 }
 
 struct NodeStats {
+  # startNs and endNs: the system clock's ns since the Unix epoch
+  # (actors/step_stats.h).
   node @0 :Text;
   startNs @1 :Int64;
   endNs @2 :Int64;

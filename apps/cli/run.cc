@@ -1,7 +1,7 @@
 // `tact run`: one Session::Run of a GraphDef file, with feeds and fetches
 // as NumPy .npy files.
 //
-//   tact run --graph g.capnp --feed x:0=x.npy --fetch relu:0 --out results/
+//   tact run --graph g.capnp --feed x:0=x.npy --fetch relu:0 --out results/ [--trace step.json]
 //
 // The graph file may be a binary Cap'n Proto GraphDef or its text form.
 // Every bad input (a missing or malformed file, a feed without '=', an
@@ -13,6 +13,7 @@
 #include "actors/session.h"
 #include "apps/cli/commands.h"
 #include "apps/cli/graph_file.h"
+#include "apps/train/chrome_trace.h"
 #include "graph/npy.h"
 #include "graph/subgraph.h"
 
@@ -25,6 +26,7 @@ struct RunFlags {
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
   std::string out = ".";
+  std::string trace;  // a Chrome trace file of the step, if named
 };
 
 Status RunGraph(const RunFlags& flags) {
@@ -40,7 +42,10 @@ Status RunGraph(const RunFlags& flags) {
   }
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Create());
   TACT_RETURN_IF_ERROR(session->Extend(def));
-  TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out, session->Run(feeds, flags.fetches, flags.targets));
+  RunMetadata meta;
+  TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out, session->Run(feeds, flags.fetches, flags.targets,
+                                                              flags.trace.empty() ? nullptr : &meta));
+  if (!flags.trace.empty()) TACT_RETURN_IF_ERROR(WriteChromeTrace(flags.trace, meta.step_stats, def));
   std::error_code ec;
   std::filesystem::create_directories(flags.out, ec);
   if (ec) return errors::PermissionDenied("cannot create --out '", flags.out, "': ", ec.message());
@@ -68,6 +73,7 @@ void AddRunCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--fetch", flags->fetches, "name:port (repeatable)");
   cmd->add_option("--target", flags->targets, "node to run for its effect (repeatable)");
   cmd->add_option("--out", flags->out, "directory for the fetched .npy files");
+  cmd->add_option("--trace", flags->trace, "write the step's node timeline to this Chrome trace file");
   cmd->callback([flags, &run] {
     run = [flags] {
       Status s = RunGraph(*flags);

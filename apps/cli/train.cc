@@ -18,12 +18,15 @@
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli/commands.h"
 #include "apps/cluster/local_cluster.h"
+#include "apps/train/chrome_trace.h"
 #include "apps/train/trainer.h"
 #include "devices/device_factory.h"
 
@@ -36,6 +39,7 @@ struct TrainFlags {
   std::string devices = "1";
   bool one_step_at_a_time = false;
   bool json = false;
+  std::string trace;  // a Chrome trace file
 };
 
 // "\r step 120/600 [=====>     ] loss 0.4123  5321 img/s  ETA 0:09" on stderr.
@@ -121,12 +125,40 @@ int RunTrain(TrainFlags flags) {
     std::printf("epoch %d: test accuracy %.4f\n", epoch + 1, accuracy);
     std::fflush(stdout);
   };
+  if (flags.trace.empty() && opt.trace_step >= 0) {
+    std::fprintf(stderr, "tact train: --trace-step needs --trace FILE\n");
+    return 1;
+  }
+  Status traced = errors::FailedPrecondition("the step to trace was not run here (the run resumed after it)");
+  int64_t traced_step = -1;
+  if (!flags.trace.empty()) {
+    if (opt.trace_step < 0) opt.trace_step = TrainOptions::kTraceStepDefault;
+    // Refused before training rather than after: a path that cannot be written.
+    if (FILE* f = std::fopen(flags.trace.c_str(), "w")) {
+      std::fclose(f);
+    } else {
+      std::fprintf(stderr, "tact train: --trace: cannot write '%s': %s\n", flags.trace.c_str(), std::strerror(errno));
+      return 1;
+    }
+    opt.on_trace = [&](int64_t step, const RunMetadata& meta, const GraphDef& graph) {
+      traced = WriteChromeTrace(flags.trace, meta.step_stats, graph);
+      traced_step = step;
+    };
+  }
   CatchStopSignals();
   opt.stop_requested = [] { return stop_signal.load() != 0; };
   StatusOr<TrainResult> r = Train(opt);
   if (!r.ok()) {
     std::fprintf(stderr, "tact train: %s\n", r.status().ToString().c_str());
     return 1;
+  }
+  if (!flags.trace.empty()) {
+    if (!traced.ok()) {
+      std::fprintf(stderr, "tact train: --trace: %s\n", traced.ToString().c_str());
+      return 1;
+    }
+    std::printf("step %lld traced to %s (chrome://tracing or ui.perfetto.dev)\n",
+                static_cast<long long>(traced_step), flags.trace.c_str());
   }
   if (r->stopped) {
     const std::string& dir = opt.supervision.checkpoint.dir;
@@ -245,6 +277,10 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
                   "seconds a step waits for a lost task to come back");
   cmd->add_option("--step-timeout", o.cluster.step_timeout_ms,
                   "on a cluster, abort (and recover) a step running longer than this many ms");
+  cmd->add_option("--trace", flags->trace,
+                  "write the node timeline of one step (--trace-step) to this Chrome trace file");
+  cmd->add_option("--trace-step", flags->options.trace_step, "the step to trace (default 10)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", flags->json, "print one JSON line at the end");
   cmd->callback([flags, chaos, chaos_faults, every_steps, every_secs, &run] {
     // A seed alone would draw nothing.

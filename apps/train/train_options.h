@@ -10,6 +10,11 @@
 
 #include "actors/supervision_options.h"
 
+namespace tact {
+struct GraphDef;     // graph/graph_def.h
+struct RunMetadata;  // actors/session.h
+}
+
 namespace tact::apps {
 
 inline constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnist";
@@ -118,6 +123,13 @@ struct TrainOptions {
   // ends the run early but whole, at the step reached, with a checkpoint of
   // it when checkpoints are on (tact train's SIGINT and SIGTERM).
   std::function<bool()> stop_requested;
+  // With trace_step >= 0, sync step trace_step (its first run) runs by
+  // itself, with its step stats, which on_trace gets with the graph that
+  // ran (`tact train --trace`); kTraceStepDefault: step 10, or the last of
+  // a shorter run (the first steps also allocate and touch memory afresh).
+  static constexpr int64_t kTraceStepDefault = -2;
+  int64_t trace_step = -1;
+  std::function<void(int64_t step, const RunMetadata&, const GraphDef&)> on_trace;
 };
 
 }  // namespace tact::apps

@@ -179,28 +179,50 @@ std::vector<std::pair<std::string, Tensor>> TowerFeeds(const ReplicatedTrainGrap
           {g.training, training}};
 }
 
-// One sync step: every tower's share in one Run, which follows the step
-// before (Session::StartFollowing).
-std::unique_ptr<PendingRun> StartSyncStep(Session& session, const ReplicatedTrainGraph& g,
-                                          const std::vector<Batch>& shares, const Tensor& training) {
+// One sync step: every tower's share in one Run.
+struct SyncStep {
   std::vector<std::pair<std::string, Tensor>> feeds;
-  std::vector<std::string> losses;
+  std::vector<std::string> losses;  // each tower's
+};
+
+SyncStep SyncStepOf(const ReplicatedTrainGraph& g, const std::vector<Batch>& shares, const Tensor& training) {
+  SyncStep step;
   for (size_t k = 0; k < g.towers.size(); ++k) {
     for (auto& f : TowerFeeds(g, k, shares, training)) {
-      if (k == 0 || f.first != g.training) feeds.push_back(std::move(f));
+      if (k == 0 || f.first != g.training) step.feeds.push_back(std::move(f));
     }
-    losses.push_back(g.towers[k].loss);
+    step.losses.push_back(g.towers[k].loss);
   }
-  return session.StartFollowing(feeds, losses, {g.train_op});
+  return step;
+}
+
+// A sync step that follows the step before (Session::StartFollowing).
+std::unique_ptr<PendingRun> StartSyncStep(Session& session, const ReplicatedTrainGraph& g,
+                                          const std::vector<Batch>& shares, const Tensor& training) {
+  const SyncStep step = SyncStepOf(g, shares, training);
+  return session.StartFollowing(step.feeds, step.losses, {g.train_op});
 }
 
 // Its loss: the towers' mean (each tower's loss is the mean over its
 // equal share).
-StatusOr<double> SyncLoss(PendingRun& run) {
-  TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out, run.Wait());
+StatusOr<double> SyncLoss(const StatusOr<std::vector<Tensor>>& out) {
+  TACT_RETURN_IF_ERROR(out.status());
   double sum = 0;
-  for (const Tensor& t : out) sum += t.scalar<float>();
-  return sum / static_cast<double>(out.size());
+  for (const Tensor& t : *out) sum += t.scalar<float>();
+  return sum / static_cast<double>(out->size());
+}
+
+// A sync step run by itself with its step stats (StartFollowing gives
+// none), for --trace.
+StatusOr<double> TracedSyncStep(Session& session, const ReplicatedTrainGraph& g, const std::vector<Batch>& shares,
+                                const Tensor& training,
+                                int64_t step,
+                                const std::function<void(int64_t, const RunMetadata&, const GraphDef&)>& on_trace) {
+  const SyncStep run = SyncStepOf(g, shares, training);
+  RunMetadata meta;
+  StatusOr<double> loss = SyncLoss(session.Run(run.feeds, run.losses, {g.train_op}, &meta));
+  if (loss.ok() && on_trace) on_trace(step, meta, g.def);
+  return loss;
 }
 
 // One async step: each tower runs its own update on its share, all at
@@ -324,6 +346,15 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   const int64_t per_epoch = batches.batches_per_epoch();
   int64_t total = per_epoch * opt.data.epochs;
   if (opt.data.max_steps > 0 && opt.data.max_steps < total) total = opt.data.max_steps;
+  const int64_t trace_step =
+      opt.trace_step == TrainOptions::kTraceStepDefault ? std::min<int64_t>(10, total - 1) : opt.trace_step;
+  if (trace_step >= total) {
+    return errors::InvalidArgument("--trace-step ", trace_step, " is past the run's last step, ", total - 1);
+  }
+  const bool replicas = opt.cluster.workers > 0 || !opt.cluster.cluster_file.empty();
+  if (trace_step >= 0 && replicas && !opt.cluster.sync) {
+    return errors::InvalidArgument("--trace traces one sync step; an async step is a Run per replica");
+  }
 
   TACT_ASSIGN_OR_RETURN(Place place, Prepare(opt));
   InputPipeline pipeline;
@@ -397,8 +428,10 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   // hand-offs between steps (the answer's way to this thread, the next
   // step's way back to the tasks) leave the cluster's path.
   std::unique_ptr<PendingRun> ahead;  // step supervised->step(), when sent ahead
+  bool traced = false;                // opt.trace_step ran and was traced
+  auto to_trace = [&](int64_t step) { return step == trace_step && !traced; };
   auto may_send_ahead = [&](int64_t next) {
-    return opt.data.send_ahead && next < total && next % per_epoch != 0 &&
+    return opt.data.send_ahead && next < total && next % per_epoch != 0 && !to_trace(next) &&
            !supervised->saves_after_this_step() && !faults.DueBefore(next) &&
            !(opt.stop_requested && opt.stop_requested());
   };
@@ -426,13 +459,19 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
                               if (l.ok()) loss = *l;
                               return l.status();
                             }
+                            if (to_trace(step)) {
+                              StatusOr<double> l = TracedSyncStep(s, g, shares, training_on, step, opt.on_trace);
+                              traced = l.ok();
+                              if (l.ok()) loss = *l;
+                              return l.status();
+                            }
                             std::unique_ptr<PendingRun> run = std::move(ahead);
                             if (run == nullptr) run = StartSyncStep(s, g, shares, training_on);
                             if (may_send_ahead(step + 1)) {
                               ahead = StartSyncStep(s, g, shares_of(step + 1), training_on);
                               ++r.steps_sent_ahead;
                             }
-                            StatusOr<double> l = SyncLoss(*run);
+                            StatusOr<double> l = SyncLoss(run->Wait());
                             if (!l.ok()) {
                               ahead.reset();  // waits for it: the recovery comes after
                               return l.status();
