@@ -42,7 +42,9 @@ StatusOr<GraphDef> FreezeVariables(const GraphDef& graph, const std::vector<std:
   std::vector<std::string> todo;
   for (const std::string& output : outputs) {
     TACT_ASSIGN_OR_RETURN(InputRef ref, ParseInputRef(output));
-    if (by_name.count(ref.node) == 0) return errors::NotFound("output '", output, "' names no node of the graph");
+    if (by_name.count(ref.node) == 0) {
+      return errors::NotFound("output '", output, "' names no node of the graph");
+    }
     todo.push_back(ref.node);
   }
   while (!todo.empty()) {

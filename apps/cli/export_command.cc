@@ -54,11 +54,12 @@ Status Export(const ExportFlags& f) {
     std::printf("%s\n", j.dump().c_str());
     return Status::OK();
   }
-  std::printf("%s from checkpoint %lld of '%s': %zu variables (%lld parameters) as constants, %zu nodes -> %s\n"
-              "  feed pixels:0 (uint8 [N,28,28]) or images:0 (float [N,28,28,1], pixels / 255)\n"
-              "  fetch logits:0, probabilities:0 (float [N,10]) or classes:0 (int32 [N])\n",
-              f.model.c_str(), static_cast<long long>(c->step), f.checkpoint_dir.c_str(), c->variables.size(),
-              static_cast<long long>(parameters), frozen.nodes.size(), f.out.c_str());
+  std::printf(
+      "%s from checkpoint %lld of '%s': %zu variables (%lld parameters) as constants, %zu nodes -> %s\n"
+      "  feed pixels:0 (uint8 [N,28,28]) or images:0 (float [N,28,28,1], pixels / 255)\n"
+      "  fetch logits:0, probabilities:0 (float [N,10]) or classes:0 (int32 [N])\n",
+      f.model.c_str(), static_cast<long long>(c->step), f.checkpoint_dir.c_str(), c->variables.size(),
+      static_cast<long long>(parameters), frozen.nodes.size(), f.out.c_str());
   return Status::OK();
 }
 
@@ -68,7 +69,8 @@ void AddExportCommand(CLI::App& app, std::function<int()>& run) {
   auto f = std::make_shared<ExportFlags>();
   CLI::App* cmd = app.add_subcommand("export", "write a trained model as one GraphDef file for inference");
   cmd->add_option("--model", f->model, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
-  cmd->add_option("--checkpoint-dir", f->checkpoint_dir, "the training run's checkpoint directory")->required();
+  cmd->add_option("--checkpoint-dir", f->checkpoint_dir, "the training run's checkpoint directory")
+      ->required();
   cmd->add_option("--step", f->step, "the checkpoint's step (default: the newest good one)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--out", f->out, "where to write the GraphDef")->required();

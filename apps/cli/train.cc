@@ -17,8 +17,8 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -129,7 +129,8 @@ int RunTrain(TrainFlags flags) {
     std::fprintf(stderr, "tact train: --trace-step needs --trace FILE\n");
     return 1;
   }
-  Status traced = errors::FailedPrecondition("the step to trace was not run here (the run resumed after it)");
+  Status traced = errors::FailedPrecondition(
+      "the step to trace did not run (the run resumed after it, or stopped before it)");
   int64_t traced_step = -1;
   if (!flags.trace.empty()) {
     if (opt.trace_step < 0) opt.trace_step = TrainOptions::kTraceStepDefault;
@@ -137,7 +138,8 @@ int RunTrain(TrainFlags flags) {
     if (FILE* f = std::fopen(flags.trace.c_str(), "w")) {
       std::fclose(f);
     } else {
-      std::fprintf(stderr, "tact train: --trace: cannot write '%s': %s\n", flags.trace.c_str(), std::strerror(errno));
+      std::fprintf(stderr, "tact train: --trace: cannot write '%s': %s\n", flags.trace.c_str(),
+                   std::strerror(errno));
       return 1;
     }
     opt.on_trace = [&](int64_t step, const RunMetadata& meta, const GraphDef& graph) {

@@ -46,7 +46,8 @@ std::string ChromeTraceJson(const StepStats& stats, const GraphDef& graph) {
     const auto [task, device] = TaskAndDevice(n.device);
     auto [p, new_task] = pids.emplace(task, static_cast<int>(pids.size()) + 1);
     if (new_task) {
-      events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", p->second}, {"args", {{"name", task}}}});
+      events.push_back(
+          {{"name", "process_name"}, {"ph", "M"}, {"pid", p->second}, {"args", {{"name", task}}}});
     }
     std::vector<int64_t>& ends = lanes[n.device];
     size_t lane = 0;

@@ -214,10 +214,9 @@ StatusOr<double> SyncLoss(const StatusOr<std::vector<Tensor>>& out) {
 
 // A sync step run by itself with its step stats (StartFollowing gives
 // none), for --trace.
-StatusOr<double> TracedSyncStep(Session& session, const ReplicatedTrainGraph& g, const std::vector<Batch>& shares,
-                                const Tensor& training,
-                                int64_t step,
-                                const std::function<void(int64_t, const RunMetadata&, const GraphDef&)>& on_trace) {
+StatusOr<double> TracedSyncStep(
+    Session& session, const ReplicatedTrainGraph& g, const std::vector<Batch>& shares, const Tensor& training,
+    int64_t step, const std::function<void(int64_t, const RunMetadata&, const GraphDef&)>& on_trace) {
   const SyncStep run = SyncStepOf(g, shares, training);
   RunMetadata meta;
   StatusOr<double> loss = SyncLoss(session.Run(run.feeds, run.losses, {g.train_op}, &meta));
@@ -460,7 +459,8 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
                               return l.status();
                             }
                             if (to_trace(step)) {
-                              StatusOr<double> l = TracedSyncStep(s, g, shares, training_on, step, opt.on_trace);
+                              StatusOr<double> l =
+                                  TracedSyncStep(s, g, shares, training_on, step, opt.on_trace);
                               traced = l.ok();
                               if (l.ok()) loss = *l;
                               return l.status();

@@ -72,11 +72,13 @@ class TactExportTest : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
 
-  Result Tact(const std::string& args) { return test::RunCommand(std::string(TACT_BINARY) + " " + args + " 2>&1"); }
-  Result Python(const std::string& args) {
-    return test::RunCommand("/usr/bin/python3 " + dir_ + "/check.py " + args.substr(0, args.find(' ')) + " " +
-                            dir_ + " " + std::to_string(kTestImages) +
-                            (args.find(' ') == std::string::npos ? "" : args.substr(args.find(' '))) + " 2>&1");
+  Result Tact(const std::string& args) {
+    return test::RunCommand(std::string(TACT_BINARY) + " " + args + " 2>&1");
+  }
+  // The check script in `mode` (data, mlp or cnn); `step`: the mlp's checkpoint.
+  Result Python(const std::string& mode, const std::string& step = "") {
+    return test::RunCommand("/usr/bin/python3 " + dir_ + "/check.py " + mode + " " + dir_ + " " +
+                            std::to_string(kTestImages) + " " + step + " 2>&1");
   }
 
   // Trains with checkpoints into dir_/ck and returns the JSON line's test accuracy.
@@ -118,7 +120,7 @@ TEST_F(TactExportTest, AnExportedMlpPredictsAsTheTrainerAndAsNumPyOverItsCheckpo
   EXPECT_EQ(j["parameters"], 235146);
 
   Infer("pixels");
-  Result check = Python("mlp 200");
+  Result check = Python("mlp", "200");
   ASSERT_EQ(check.status, 0) << check.out;
   EXPECT_NEAR(Printed(check.out, "accuracy"), trained, 1.0 / kTestImages) << check.out;
   EXPECT_GT(trained, 0.7);
@@ -167,7 +169,8 @@ TEST_F(TactExportTest, AMissingOrForeignCheckpointAndAnUnwritableFileAreNamed) {
   EXPECT_EQ(foreign.status, 1) << foreign.out;
   EXPECT_NE(foreign.out.find("cnn/"), std::string::npos) << foreign.out;  // a variable it lacks
 
-  Result step = Tact("export --model mlp --checkpoint-dir " + dir_ + "/ck --step 3 --out " + dir_ + "/m.capnp");
+  Result step =
+      Tact("export --model mlp --checkpoint-dir " + dir_ + "/ck --step 3 --out " + dir_ + "/m.capnp");
   EXPECT_EQ(step.status, 1) << step.out;
   EXPECT_NE(step.out.find("step 3"), std::string::npos) << step.out;
 

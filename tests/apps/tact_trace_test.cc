@@ -31,7 +31,9 @@ class TactTraceTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Result Tact(const std::string& args) { return test::RunCommand(std::string(TACT_BINARY) + " " + args + " 2>&1"); }
+  Result Tact(const std::string& args) {
+    return test::RunCommand(std::string(TACT_BINARY) + " " + args + " 2>&1");
+  }
   std::string P(const std::string& name) const { return (dir_ / name).string(); }
 
   static std::string Fingerprint(const Result& r) {
@@ -49,7 +51,8 @@ class TactTraceTest : public ::testing::Test {
     std::ifstream f(path);
     const nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << path;
-    if (origin_unix_ns != nullptr && !j.is_discarded()) *origin_unix_ns = j["otherData"]["first_node_start_unix_ns"];
+    if (origin_unix_ns != nullptr && !j.is_discarded())
+      *origin_unix_ns = j["otherData"]["first_node_start_unix_ns"];
     std::map<int, std::string> task;
     std::map<std::string, Slice> slices;
     if (j.is_discarded()) return slices;
@@ -76,7 +79,8 @@ TEST_F(TactTraceTest, AClustersStepShowsEveryTaskAndEachTransferAfterItsSend) {
   if (!fs::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) GTEST_SKIP() << "no data";
   const std::string run = "train --model mlp --ps 1 --workers 2 --max-steps 20 --test-limit 200 --json";
   auto unix_ns = [] {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
         .count();
   };
   const int64_t before = unix_ns();
@@ -123,10 +127,12 @@ TEST_F(TactTraceTest, BadTraceRequestsAreRefusedBeforeTraining) {
     std::string args, message;
   };
   const Case cases[] = {
-      {"--max-steps 20 --trace " + P("t.json") + " --trace-step 20", "--trace-step 20 is past the run's last step, 19"},
+      {"--max-steps 20 --trace " + P("t.json") + " --trace-step 20",
+       "--trace-step 20 is past the run's last step, 19"},
       {"--max-steps 20 --trace-step 3", "--trace-step needs --trace"},
       {"--max-steps 20 --trace " + P("no/such/dir/t.json"), P("no/such/dir/t.json")},
-      {"--max-steps 20 --ps 1 --workers 2 --mode async --trace " + P("t.json"), "--trace traces one sync step"},
+      {"--max-steps 20 --ps 1 --workers 2 --mode async --trace " + P("t.json"),
+       "--trace traces one sync step"},
   };
   for (const Case& c : cases) {
     Result r = Tact("train --model mlp " + c.args);
@@ -151,8 +157,8 @@ TEST_F(TactTraceTest, ARunOfAGraphFileTracesEachNodeWithItsOp) {
   ASSERT_TRUE(text.ok());
   std::ofstream(P("g.txt")) << *text;
   ASSERT_TRUE(WriteNpyFile(P("x.npy"), Tensor::FromVector<float>({1, 2, 3}, {3})).ok());
-  Result r = Tact("run --graph " + P("g.txt") + " --feed x:0=" + P("x.npy") + " --fetch y:0 --out " + P("out") +
-                  " --trace " + P("run.json"));
+  Result r = Tact("run --graph " + P("g.txt") + " --feed x:0=" + P("x.npy") + " --fetch y:0 --out " +
+                  P("out") + " --trace " + P("run.json"));
   ASSERT_EQ(r.status, 0) << r.out;
   const std::map<std::string, Slice> slices = ReadTrace(P("run.json"));
   ASSERT_TRUE(slices.count("sq") && slices.count("y")) << r.out;

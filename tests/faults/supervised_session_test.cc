@@ -513,7 +513,8 @@ TEST_F(SupervisedSessionTest, RunStepsStopsWhenAskedAndEndsAtAFailingFeed) {
   rest.send_ahead = false;
   ASSERT_TRUE((*s)->RunSteps(rest).ok());
   EXPECT_EQ((*s)->step(), 20);
-  for (int k = 12; k + 1 < 20; ++k) EXPECT_GT(log.At("f" + std::to_string(k + 1)), log.At("a" + std::to_string(k)));
+  for (int k = 12; k + 1 < 20; ++k)
+    EXPECT_GT(log.At("f" + std::to_string(k + 1)), log.At("a" + std::to_string(k)));
   ExpectSameValues(ValueOf(**one, g.w), ValueOf(**s, g.w));
 }
 

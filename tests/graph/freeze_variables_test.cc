@@ -41,7 +41,8 @@ const NodeDef* Find(const GraphDef& def, const std::string& name) {
 
 TEST(FreezeVariablesTest, VariablesBecomeConstsOfTheirValuesAndOnlyWhatTheOutputNeedsRemains) {
   const Small g = BuildSmall();
-  auto frozen = FreezeVariables(g.def, {"y:0"}, {{"w", g.w}, {"b", g.b}, {"unused", Tensor::Scalar<int32_t>(1)}});
+  auto frozen =
+      FreezeVariables(g.def, {"y:0"}, {{"w", g.w}, {"b", g.b}, {"unused", Tensor::Scalar<int32_t>(1)}});
   ASSERT_TRUE(frozen.ok()) << frozen.status().ToString();
   for (const char* name : {"w", "b"}) {
     const NodeDef* n = Find(*frozen, name);
