@@ -45,7 +45,6 @@ Status RunGraph(const RunFlags& flags) {
   RunMetadata meta;
   TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out, session->Run(feeds, flags.fetches, flags.targets,
                                                               flags.trace.empty() ? nullptr : &meta));
-  if (!flags.trace.empty()) TACT_RETURN_IF_ERROR(WriteChromeTrace(flags.trace, meta.step_stats, def));
   std::error_code ec;
   std::filesystem::create_directories(flags.out, ec);
   if (ec) return errors::PermissionDenied("cannot create --out '", flags.out, "': ", ec.message());
@@ -59,6 +58,10 @@ Status RunGraph(const RunFlags& flags) {
     TACT_RETURN_IF_ERROR(WriteNpyFile(path, out[i]));
     std::printf("%s -> %s (%s)\n", flags.fetches[i].c_str(), path.c_str(),
                 out[i].DebugString(4).c_str());
+  }
+  if (!flags.trace.empty()) {
+    TACT_RETURN_IF_ERROR(WriteChromeTrace(flags.trace, meta.step_stats, def));
+    std::printf("the step's node timeline -> %s (chrome://tracing or ui.perfetto.dev)\n", flags.trace.c_str());
   }
   return session->Close();
 }

@@ -165,6 +165,14 @@ TEST_F(TactTraceTest, ARunOfAGraphFileTracesEachNodeWithItsOp) {
   EXPECT_EQ(slices.at("sq").op, "Square");
   EXPECT_EQ(slices.at("y").op, "Add");
   EXPECT_LE(slices.at("sq").end, slices.at("y").start);  // y waited for sq
+
+  // A trace that cannot be written is named, after the fetches are.
+  fs::remove_all(P("out"));
+  Result bad = Tact("run --graph " + P("g.txt") + " --feed x:0=" + P("x.npy") + " --fetch y:0 --out " +
+                    P("out") + " --trace " + P("no/such/run.json"));
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_NE(bad.out.find(P("no/such/run.json")), std::string::npos) << bad.out;
+  EXPECT_TRUE(fs::exists(P("out/y_0.npy")));
 }
 
 }  // namespace
