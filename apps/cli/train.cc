@@ -21,12 +21,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli/commands.h"
 #include "apps/cluster/local_cluster.h"
 #include "apps/train/chrome_trace.h"
+#include "apps/train/metrics_log.h"
 #include "apps/train/trainer.h"
 #include "devices/device_factory.h"
 
@@ -39,7 +41,8 @@ struct TrainFlags {
   std::string devices = "1";
   bool one_step_at_a_time = false;
   bool json = false;
-  std::string trace;  // a Chrome trace file
+  std::string trace;    // a Chrome trace file
+  std::string metrics;  // a JSON-lines file of the run's scalars
 };
 
 // "\r step 120/600 [=====>     ] loss 0.4123  5321 img/s  ETA 0:09" on stderr.
@@ -120,10 +123,26 @@ int RunTrain(TrainFlags flags) {
   opt.cluster.gpus = devices->count("GPU") ? devices->at("GPU") : 0;
   if (opt.cluster.workers > 0 && opt.cluster.ps < 1) opt.cluster.ps = 1;
   opt.cluster.worker_binary = CurrentExecutable();
-  if (isatty(STDERR_FILENO)) opt.on_step = PrintProgress;
-  opt.on_epoch = [](int epoch, double accuracy) {
+  std::unique_ptr<MetricsLog> metrics;
+  if (!flags.metrics.empty()) {
+    StatusOr<std::unique_ptr<MetricsLog>> opened = MetricsLog::Open(flags.metrics);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "tact train: --metrics: %s\n", opened.status().ToString().c_str());
+      return 1;
+    }
+    metrics = std::move(*opened);
+  }
+  const bool progress_bar = isatty(STDERR_FILENO);
+  if (progress_bar || metrics != nullptr) {
+    opt.on_step = [progress_bar, log = metrics.get()](const TrainProgress& p) {
+      if (progress_bar) PrintProgress(p);
+      if (log != nullptr) log->Step(p);
+    };
+  }
+  opt.on_epoch = [log = metrics.get()](int epoch, double accuracy) {
     std::printf("epoch %d: test accuracy %.4f\n", epoch + 1, accuracy);
     std::fflush(stdout);
+    if (log != nullptr) log->Epoch(epoch, accuracy);
   };
   if (flags.trace.empty() && opt.trace_step >= 0) {
     std::fprintf(stderr, "tact train: --trace-step needs --trace FILE\n");
@@ -279,6 +298,9 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
                   "seconds a step waits for a lost task to come back");
   cmd->add_option("--step-timeout", o.cluster.step_timeout_ms,
                   "on a cluster, abort (and recover) a step running longer than this many ms");
+  cmd->add_option("--metrics", flags->metrics,
+                  "append each step's loss and images/s and each epoch's test accuracy to this file "
+                  "(JSON lines)");
   cmd->add_option("--trace", flags->trace,
                   "write the node timeline of one step (--trace-step) to this Chrome trace file");
   cmd->add_option("--trace-step", flags->options.trace_step, "the step to trace (default 10)")
