@@ -12,8 +12,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "actors/session.h"
 #include "apps/train/train_options.h"
+#include "graph/graph_def_codec.h"
 #include "graph/npy.h"
 #include "tests/apps/run_command.h"
 
@@ -139,6 +142,30 @@ TEST_F(TactExportTest, AnExportedMlpPredictsAsTheTrainerAndAsNumPyOverItsCheckpo
     differ += by_pixels->data<float>()[i] != by_images->data<float>()[i];
   }
   EXPECT_EQ(differ, 0);
+
+  // A program of its own serves the file as docs/checkpoints.md shows:
+  // parsed, extended into a Session, and run batch after batch.
+  std::ifstream in(dir_ + "/model.capnp", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  StatusOr<GraphDef> model = ParseGraphDef(bytes);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto session = Session::Create();
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Extend(*model).ok());
+  auto pixels = ReadNpyFile(dir_ + "/pixels.npy");
+  auto classes = ReadNpyFile(dir_ + "/out/classes_0.npy");
+  ASSERT_TRUE(pixels.ok() && classes.ok());
+  constexpr int64_t kBatch = 100;
+  for (int64_t first = 0; first < kTestImages; first += kBatch) {
+    std::vector<uint8_t> batch(pixels->data<uint8_t>() + first * 784,
+                               pixels->data<uint8_t>() + (first + kBatch) * 784);
+    auto out = (*session)->Run(
+        {{"pixels:0", Tensor::FromVector<uint8_t>(batch, TensorShape({kBatch, 28, 28}))}}, {"classes:0"}, {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    for (int64_t i = 0; i < kBatch; ++i) {
+      EXPECT_EQ((*out)[0].data<int32_t>()[i], classes->data<int32_t>()[first + i]) << first + i;
+    }
+  }
 }
 
 // A cnn trained on a cluster with two ps tasks (a checkpoint of two

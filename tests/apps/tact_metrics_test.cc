@@ -45,8 +45,9 @@ TEST(TactMetricsTest, EveryStepAndEpochAppendedAndAResumedRunContinuesTheCurve) 
   fs::create_directories(dir);
   const std::string metrics = (dir / "metrics.jsonl").string();
   // 15 steps an epoch.
-  const std::string run = std::string(TACT_BINARY) + " train --model mlp --train-limit 1500 --test-limit 300 " +
-                          "--checkpoint-dir " + (dir / "ck").string() + " --metrics " + metrics + " --json";
+  const std::string run = std::string(TACT_BINARY) +
+                          " train --model mlp --train-limit 1500 --test-limit 300 " + "--checkpoint-dir " +
+                          (dir / "ck").string() + " --metrics " + metrics + " --json";
   const double before = UnixSeconds();
   test::CommandResult first = test::RunCommand(run + " --epochs 2 2>&1");
   const double after = UnixSeconds();
@@ -86,9 +87,8 @@ TEST(TactMetricsTest, EveryStepAndEpochAppendedAndAResumedRunContinuesTheCurve) 
   EXPECT_EQ(lines.back()["epoch"], 2);
   EXPECT_EQ(lines.back()["test_accuracy"], LastLine(resumed.out)["test_accuracy"]);
 
-  test::CommandResult bad =
-      test::RunCommand(std::string(TACT_BINARY) + " train --max-steps 5 --metrics " + (dir / "no/m.jsonl").string() +
-                       " 2>&1");
+  test::CommandResult bad = test::RunCommand(std::string(TACT_BINARY) + " train --max-steps 5 --metrics " +
+                                             (dir / "no/m.jsonl").string() + " 2>&1");
   EXPECT_EQ(bad.status, 1) << bad.out;
   EXPECT_NE(bad.out.find((dir / "no/m.jsonl").string()), std::string::npos) << bad.out;
   EXPECT_EQ(bad.out.find("test accuracy"), std::string::npos) << bad.out;
