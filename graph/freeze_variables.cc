@@ -28,16 +28,10 @@ StatusOr<NodeDef> AsConst(const NodeDef& variable, const Tensor& value) {
   return c;
 }
 
-}  // namespace
-
-StatusOr<GraphDef> FreezeVariables(const GraphDef& graph, const std::vector<std::string>& outputs,
-                                   const std::vector<std::pair<std::string, Tensor>>& values) {
-  std::map<std::string, const NodeDef*> by_name;
-  for (const NodeDef& n : graph.nodes) by_name[n.name] = &n;
-  const std::map<std::string, Tensor> value_of(values.begin(), values.end());
-
-  // The nodes the outputs need: their inputs, data and control, back to
-  // the Variables (which have none).
+// The names of the nodes `outputs` need: their inputs, data and control,
+// back to the Variables (which have none). None may write a Variable.
+StatusOr<std::set<std::string>> NodesNeeded(const std::map<std::string, const NodeDef*>& by_name,
+                                            const std::vector<std::string>& outputs) {
   std::set<std::string> needed;
   std::vector<std::string> todo;
   for (const std::string& output : outputs) {
@@ -67,6 +61,31 @@ StatusOr<GraphDef> FreezeVariables(const GraphDef& graph, const std::vector<std:
       todo.push_back(ref.node);
     }
   }
+  return needed;
+}
+
+std::map<std::string, const NodeDef*> ByName(const GraphDef& graph) {
+  std::map<std::string, const NodeDef*> by_name;
+  for (const NodeDef& n : graph.nodes) by_name[n.name] = &n;
+  return by_name;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> VariablesNeeded(const GraphDef& graph,
+                                                   const std::vector<std::string>& outputs) {
+  TACT_ASSIGN_OR_RETURN(std::set<std::string> needed, NodesNeeded(ByName(graph), outputs));
+  std::vector<std::string> variables;
+  for (const NodeDef& n : graph.nodes) {
+    if (n.op == "Variable" && needed.count(n.name) > 0) variables.push_back(n.name);
+  }
+  return variables;
+}
+
+StatusOr<GraphDef> FreezeVariables(const GraphDef& graph, const std::vector<std::string>& outputs,
+                                   const std::vector<std::pair<std::string, Tensor>>& values) {
+  const std::map<std::string, Tensor> value_of(values.begin(), values.end());
+  TACT_ASSIGN_OR_RETURN(std::set<std::string> needed, NodesNeeded(ByName(graph), outputs));
 
   GraphDef frozen;
   frozen.version = graph.version;

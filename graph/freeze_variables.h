@@ -24,4 +24,9 @@ namespace tact {
 StatusOr<GraphDef> FreezeVariables(const GraphDef& graph, const std::vector<std::string>& outputs,
                                    const std::vector<std::pair<std::string, Tensor>>& values);
 
+// The names of the Variables `outputs` need, in the graph's order; the
+// errors FreezeVariables gives for the outputs and the nodes they need.
+StatusOr<std::vector<std::string>> VariablesNeeded(const GraphDef& graph,
+                                                   const std::vector<std::string>& outputs);
+
 }  // namespace tact

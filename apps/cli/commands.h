@@ -21,6 +21,8 @@ void AddGradCommand(CLI::App& app, std::function<int()>& run);
 void AddTrainCommand(CLI::App& app, std::function<int()>& run);
 // `tact export --model {mlp,cnn} --checkpoint-dir DIR --out FILE`
 void AddExportCommand(CLI::App& app, std::function<int()>& run);
+// `tact freeze --graph FILE --checkpoint-dir DIR --output n:p[,n:p] --out FILE`
+void AddFreezeCommand(CLI::App& app, std::function<int()>& run);
 // `tact graph --model {mlp,cnn} [--train] --devices N --dot out.dot`
 void AddGraphCommand(CLI::App& app, std::function<int()>& run);
 // `tact worker --cluster FILE --job J --task T`

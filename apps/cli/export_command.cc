@@ -20,7 +20,7 @@
 #include "apps/cli/commands.h"
 #include "apps/cli/graph_file.h"
 #include "apps/train/inference_graph.h"
-#include "graph/freeze_variables.h"
+#include "checkpoint/freeze_checkpoint.h"
 
 namespace tact::apps {
 namespace {
@@ -35,31 +35,31 @@ struct ExportFlags {
 };
 
 Status Export(const ExportFlags& f) {
-  TACT_ASSIGN_OR_RETURN(InferenceGraph g, BuildInferenceGraph(f.model));
+  TACT_ASSIGN_OR_RETURN(GraphDef model, BuildInferenceGraph(f.model));
   // Only the model's own variables are read: a training checkpoint also
   // holds the optimizer's slots and the global step.
-  StatusOr<Checkpoint> c = f.step < 0 ? ReadLatestGoodCheckpoint(f.checkpoint_dir, g.variables, true)
-                                      : ReadCheckpoint(f.checkpoint_dir, f.step, g.variables, true);
-  if (!c.ok()) return c.status().WithPrefix("a " + f.model + " checkpoint in '" + f.checkpoint_dir + "': ");
   const std::vector<std::string> outputs(std::begin(kInferenceOutputs), std::end(kInferenceOutputs));
-  TACT_ASSIGN_OR_RETURN(GraphDef frozen, FreezeVariables(g.def, outputs, c->variables));
-  TACT_RETURN_IF_ERROR(WriteGraphFile(f.out, frozen, !f.text));
-  int64_t parameters = 0;
-  for (const auto& [name, value] : c->variables) parameters += value.NumElements();
+  StatusOr<FrozenGraph> frozen = FreezeFromCheckpoint(model, outputs, f.checkpoint_dir, f.step);
+  if (!frozen.ok()) return frozen.status().WithPrefix("the " + f.model + " model: ");
+  TACT_RETURN_IF_ERROR(WriteGraphFile(f.out, frozen->graph, !f.text));
   if (f.json) {
-    const nlohmann::ordered_json j = {{"model", f.model},   {"checkpoint_dir", f.checkpoint_dir},
-                                      {"step", c->step},    {"variables", c->variables.size()},
-                                      {"parameters", parameters}, {"nodes", frozen.nodes.size()},
+    const nlohmann::ordered_json j = {{"model", f.model},
+                                      {"checkpoint_dir", f.checkpoint_dir},
+                                      {"step", frozen->step},
+                                      {"variables", frozen->variables},
+                                      {"parameters", frozen->parameters},
+                                      {"nodes", frozen->graph.nodes.size()},
                                       {"out", f.out}};
     std::printf("%s\n", j.dump().c_str());
     return Status::OK();
   }
   std::printf(
-      "%s from checkpoint %lld of '%s': %zu variables (%lld parameters) as constants, %zu nodes -> %s\n"
+      "%s from checkpoint %lld of '%s': %lld variables (%lld parameters) as constants, %zu nodes -> %s\n"
       "  feed pixels:0 (uint8 [N,28,28]) or images:0 (float [N,28,28,1], pixels / 255)\n"
       "  fetch logits:0, probabilities:0 (float [N,10]) or classes:0 (int32 [N])\n",
-      f.model.c_str(), static_cast<long long>(c->step), f.checkpoint_dir.c_str(), c->variables.size(),
-      static_cast<long long>(parameters), frozen.nodes.size(), f.out.c_str());
+      f.model.c_str(), static_cast<long long>(frozen->step), f.checkpoint_dir.c_str(),
+      static_cast<long long>(frozen->variables), static_cast<long long>(frozen->parameters),
+      frozen->graph.nodes.size(), f.out.c_str());
   return Status::OK();
 }
 

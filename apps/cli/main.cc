@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   tact::apps::AddGradCommand(app, run);
   tact::apps::AddTrainCommand(app, run);
   tact::apps::AddExportCommand(app, run);
+  tact::apps::AddFreezeCommand(app, run);
   tact::apps::AddGraphCommand(app, run);
   tact::apps::AddWorkerCommand(app, run);
   tact::apps::AddCkptCommand(app, run);

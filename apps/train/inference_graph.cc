@@ -1,12 +1,11 @@
 #include "apps/train/inference_graph.h"
 
 #include "graph/nn/models.h"
-#include "graph/nn/variables.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact::apps {
 
-StatusOr<InferenceGraph> BuildInferenceGraph(const std::string& model) {
+StatusOr<GraphDef> BuildInferenceGraph(const std::string& model) {
   Scope s = Scope::NewRootScope();
   Output pixels = Placeholder(s.WithOpName("pixels"), DT_UINT8, PartialTensorShape({-1, 28, 28}));
   Output shape = Const(s, Tensor::FromVector<int32_t>({-1, 28, 28, 1}));
@@ -23,11 +22,7 @@ StatusOr<InferenceGraph> BuildInferenceGraph(const std::string& model) {
   logits = Identity(s.WithOpName("logits"), logits);
   Softmax(s.WithOpName("probabilities"), logits);
   ArgMax(s.WithOpName("classes"), logits, Const(s, Tensor::Scalar<int32_t>(1)), DT_INT32);
-  InferenceGraph g;
-  for (const VariableInfo& v : AllVariables(s)) g.variables.push_back({v.name, v.dtype, v.shape});
-  TACT_RETURN_IF_ERROR(s.status());
-  TACT_ASSIGN_OR_RETURN(g.def, s.ToGraphDef());
-  return g;
+  return s.ToGraphDef();
 }
 
 }  // namespace tact::apps

@@ -14,19 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/checkpoint.h"
 #include "graph/graph_def.h"
 
 namespace tact::apps {
 
-struct InferenceGraph {
-  GraphDef def;                         // with the model's Variables
-  std::vector<VariableSpec> variables;  // what a checkpoint must hold for it
-};
-
 inline constexpr const char* kInferenceOutputs[] = {"logits:0", "probabilities:0", "classes:0"};
 
+// With the model's Variables (checkpoint/freeze_checkpoint.h freezes them).
 // InvalidArgument for a model name other than mlp or cnn.
-StatusOr<InferenceGraph> BuildInferenceGraph(const std::string& model);
+StatusOr<GraphDef> BuildInferenceGraph(const std::string& model);
 
 }  // namespace tact::apps
