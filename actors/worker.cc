@@ -96,6 +96,7 @@ class WorkerImpl final : public Worker {
     st.cluster = o.cluster;
     st.peers = peers;
     st.rendezvous = rendezvous;
+    rendezvous_ = rendezvous;
     st.link_port = links_ ? links_->port() : 0;
     for (const auto& d : devices_) {
       actors_.push_back(SpawnDeviceActor(*system_, d.get(), incarnation_, rendezvous, steps));
@@ -135,6 +136,7 @@ class WorkerImpl final : public Worker {
   const std::string& task() const override { return task_; }
   uint16_t port() const override { return port_; }
   uint64_t incarnation() const override { return incarnation_; }
+  size_t RendezvousSteps() const override { return rendezvous_ ? rendezvous_->size() : 0; }
 
   void Wait() override {
     std::unique_lock<std::mutex> lock(mu_);
@@ -156,6 +158,7 @@ class WorkerImpl final : public Worker {
   std::unique_ptr<caf::actor_system> system_;
   std::vector<caf::actor> actors_;  // the device actors, then the task actor
   std::unique_ptr<TensorLinks> links_;  // none over TLS
+  std::shared_ptr<RendezvousMgr> rendezvous_;
   std::unique_ptr<GateListener> gate_;  // none over TLS
   uint16_t port_ = 0;
   std::mutex mu_;

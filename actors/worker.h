@@ -57,6 +57,9 @@ class Worker {
   virtual const std::string& task() const = 0;   // "/job:J/replica:0/task:T"
   virtual uint16_t port() const = 0;
   virtual uint64_t incarnation() const = 0;
+  // Steps that hold a rendezvous in this task: 0 once no step runs (one
+  // left behind is a leak; `tact worker` prints it as it stops).
+  virtual size_t RendezvousSteps() const = 0;
   // Returns after Stop (from another thread or a signal handler's thread).
   virtual void Wait() = 0;
   virtual void Stop() = 0;

@@ -2,7 +2,8 @@
 // one task of a cluster (actors/worker.h). Without --cluster the spec comes
 // from TF_CONFIG, and without --job/--task from the spec's "task". It
 // prints one line once it listens, then serves until SIGINT or SIGTERM,
-// and ends with a line of what it decoded (actors/wire_counts.h).
+// and ends with a line of how many steps still hold a rendezvous (0 unless
+// one leaked) and one of what it decoded (actors/wire_counts.h).
 // Fault injection: SIGUSR1 cuts its connections (see CutConnections);
 // SIGUSR2 ends one of its actors as a bug would, and the process exits.
 #include <CLI/CLI.hpp>
@@ -167,6 +168,8 @@ int RunWorker(const WorkerFlags& flags) {
   // Its last line: what it decoded from other processes (after the worker
   // has stopped, so that nothing more arrives).
   const std::string task = (*worker)->task();
+  std::printf("tact worker %s holds the rendezvous of %zu steps\n", task.c_str(),
+              (*worker)->RendezvousSteps());
   (*worker).reset();
   std::printf("tact worker %s decoded %s\n", task.c_str(), DecodeCountsJson().c_str());
   return 0;

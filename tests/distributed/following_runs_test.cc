@@ -4,7 +4,10 @@
 // fails, it fails too (Aborted) without running.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,8 +24,9 @@ namespace {
 // variable's device, then waits for the queue, on the queue's. Two such
 // steps at once would both read v before either wrote it. "enqueue" puts
 // x in the queue, "enqueue_many" each element of xs.
+// With `bump`, the sum also adds the fed "bump" (on the queue's device).
 GraphDef AddFromQueue(const std::string& variable_device, const std::string& queue_device,
-                      const std::string& shared_name) {
+                      const std::string& shared_name, bool bump = false) {
   Scope s = Scope::NewRootScope();
   Scope on_v = s.WithDevice(variable_device);
   Scope on_q = s.WithDevice(queue_device);
@@ -36,6 +40,7 @@ GraphDef AddFromQueue(const std::string& variable_device, const std::string& que
   QueueEnqueueMany(on_q.WithOpName("enqueue_many"), q, {xs});
   QueueClose(on_q.WithOpName("close"), q);
   Output got = QueueDequeue(on_q.WithOpName("dequeue"), q, {DT_FLOAT})[0];
+  if (bump) got = Add(on_q.WithOpName("bumped"), got, Placeholder(on_q.WithOpName("bump"), DT_FLOAT));
   Assign(on_v.WithOpName("update"), v, Add(on_v.WithOpName("sum"), read, got));
   auto def = s.ToGraphDef();
   EXPECT_TRUE(def.ok()) << def.status().ToString();
@@ -158,10 +163,27 @@ TEST_F(FollowingRunsTest, ThousandsSentAtOnceRunInOrder) {
 // processes, and the second's partitions wait in each for the first's.
 class FollowingRunsClusterTest : public ::testing::Test {
  protected:
-  std::unique_ptr<Session> Connect() {
+  std::unique_ptr<Session> Connect(bool bump = false) {
     cluster_ = test_util::StartCluster({{"ps", 1}, {"worker", 1}});
     if (cluster_ == nullptr) return nullptr;
-    return test_util::Connect(*cluster_, AddFromQueue("/job:ps/task:0", "/job:worker/task:0", "q"));
+    return test_util::Connect(*cluster_, AddFromQueue("/job:ps/task:0", "/job:worker/task:0", "q", bump));
+  }
+  // The steps that still hold a rendezvous in `task`, as it prints them
+  // once stopped; -1 after a test failure saying why.
+  int64_t StopAndReadRendezvousSteps(const std::string& task) {
+    EXPECT_TRUE(cluster_->Signal(task, SIGTERM).ok());
+    const std::string marker = "tact worker " + task + " holds the rendezvous of ";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      const std::string log = cluster_->Log(task);
+      const size_t at = log.find(marker);
+      if (at != std::string::npos && log.find('\n', at) != std::string::npos) {
+        return std::strtoll(log.c_str() + at + marker.size(), nullptr, 10);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ADD_FAILURE() << task << " printed no rendezvous count; its log:\n" << cluster_->Log(task);
+    return -1;
   }
   std::unique_ptr<apps::LocalCluster> cluster_;
 };
@@ -176,6 +198,27 @@ TEST_F(FollowingRunsClusterTest, TheSecondFailsWithTheFirstWithoutRunning) {
   auto session = Connect();
   ASSERT_NE(session, nullptr);
   TheSecondFailsWithTheFirstWithoutRunning(*session);
+}
+
+// As above, with a feed that goes to the worker: the second step's fed
+// tensor reaches the worker's rendezvous although the step never runs
+// there, and is let go with it. No step is left holding a rendezvous in
+// either process.
+TEST_F(FollowingRunsClusterTest, TheFeedsOfAFollowerThatNeverRunsAreLetGo) {
+  auto session = Connect(/*bump=*/true);
+  ASSERT_NE(session, nullptr);
+  ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+  std::unique_ptr<PendingRun> first =
+      session->StartFollowing({{"bump:0", Tensor::Scalar<float>(1)}}, {"update:0"}, {});
+  std::unique_ptr<PendingRun> second =
+      session->StartFollowing({{"bump:0", Tensor::Scalar<float>(2)}}, {"update:0"}, {});
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(session->Run({}, {}, {"close"}).ok());
+  EXPECT_EQ(first->Wait().status().code(), Code::kOutOfRange);
+  EXPECT_EQ(second->Wait().status().code(), Code::kAborted);
+  ASSERT_TRUE(session->Close().ok());
+  EXPECT_EQ(StopAndReadRendezvousSteps("/job:worker/replica:0/task:0"), 0);
+  EXPECT_EQ(StopAndReadRendezvousSteps("/job:ps/replica:0/task:0"), 0);
 }
 
 }  // namespace
