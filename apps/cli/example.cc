@@ -7,6 +7,7 @@
 
 #include "actors/session.h"
 #include "apps/cli/commands.h"
+#include "apps/cli/exit_status.h"
 #include "graph/graph_def_codec.h"
 #include "graph/ops/all_ops.h"
 
@@ -50,20 +51,11 @@ Status Example() {
   return session->Close();
 }
 
-int RunExample() {
-  Status s = Example();
-  if (!s.ok()) {
-    std::fprintf(stderr, "tact example: %s\n", s.ToString().c_str());
-    return 1;
-  }
-  return 0;
-}
-
 }  // namespace
 
 void AddExampleCommand(CLI::App& app, std::function<int()>& run) {
   CLI::App* cmd = app.add_subcommand("example", "build the paper's Figure 1 graph and print it");
-  cmd->callback([&run] { run = RunExample; });
+  cmd->callback([&run] { run = ExitStatusOf("example", Example); });
 }
 
 }  // namespace tact::apps

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "apps/cli/commands.h"
+#include "apps/cli/exit_status.h"
 #include "apps/cli/graph_file.h"
 #include "apps/train/inference_graph.h"
 #include "checkpoint/freeze_checkpoint.h"
@@ -76,16 +77,7 @@ void AddExportCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--out", f->out, "where to write the GraphDef")->required();
   cmd->add_flag("--text", f->text, "write the Cap'n Proto text form rather than binary");
   cmd->add_flag("--json", f->json, "print one JSON line");
-  cmd->callback([f, &run] {
-    run = [f] {
-      Status s = Export(*f);
-      if (!s.ok()) {
-        std::fprintf(stderr, "tact export: %s\n", s.ToString().c_str());
-        return 1;
-      }
-      return 0;
-    };
-  });
+  cmd->callback([f, &run] { run = ExitStatusOf("export", [f] { return Export(*f); }); });
 }
 
 }  // namespace tact::apps

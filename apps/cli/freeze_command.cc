@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "apps/cli/commands.h"
+#include "apps/cli/exit_status.h"
 #include "apps/cli/graph_file.h"
 #include "checkpoint/freeze_checkpoint.h"
 
@@ -56,16 +57,7 @@ void AddFreezeCommand(CLI::App& app, std::function<int()>& run) {
       ->delimiter(',');
   cmd->add_option("--out", f->out, "where to write the frozen GraphDef")->required();
   cmd->add_flag("--text", f->text, "write the Cap'n Proto text form rather than binary");
-  cmd->callback([f, &run] {
-    run = [f] {
-      Status s = Freeze(*f);
-      if (!s.ok()) {
-        std::fprintf(stderr, "tact freeze: %s\n", s.ToString().c_str());
-        return 1;
-      }
-      return 0;
-    };
-  });
+  cmd->callback([f, &run] { run = ExitStatusOf("freeze", [f] { return Freeze(*f); }); });
 }
 
 }  // namespace tact::apps

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "apps/cli/commands.h"
+#include "apps/cli/exit_status.h"
 #include "apps/cli/graph_file.h"
 #include "graph/gradients/gradients.h"
 #include "graph/ops/core_ops.h"
@@ -86,16 +87,7 @@ void AddGradCommand(CLI::App& app, std::function<int()>& run) {
       ->delimiter(',');
   cmd->add_option("--out", f->out, "where to write the GraphDef with the gradients")->required();
   cmd->add_flag("--binary", f->binary, "write binary Cap'n Proto rather than text");
-  cmd->callback([f, &run] {
-    run = [f] {
-      Status s = AddGradients(*f);
-      if (!s.ok()) {
-        std::fprintf(stderr, "tact grad: %s\n", s.ToString().c_str());
-        return 1;
-      }
-      return 0;
-    };
-  });
+  cmd->callback([f, &run] { run = ExitStatusOf("grad", [f] { return AddGradients(*f); }); });
 }
 
 }  // namespace tact::apps

@@ -12,6 +12,7 @@
 
 #include "actors/session.h"
 #include "apps/cli/commands.h"
+#include "apps/cli/exit_status.h"
 #include "apps/cli/graph_file.h"
 #include "apps/train/chrome_trace.h"
 #include "graph/npy.h"
@@ -77,16 +78,7 @@ void AddRunCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--target", flags->targets, "node to run for its effect (repeatable)");
   cmd->add_option("--out", flags->out, "directory for the fetched .npy files");
   cmd->add_option("--trace", flags->trace, "write the step's node timeline to this Chrome trace file");
-  cmd->callback([flags, &run] {
-    run = [flags] {
-      Status s = RunGraph(*flags);
-      if (!s.ok()) {
-        std::fprintf(stderr, "tact run: %s\n", s.ToString().c_str());
-        return 1;
-      }
-      return 0;
-    };
-  });
+  cmd->callback([flags, &run] { run = ExitStatusOf("run", [flags] { return RunGraph(*flags); }); });
 }
 
 }  // namespace tact::apps
