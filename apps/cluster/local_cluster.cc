@@ -14,11 +14,13 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -66,9 +68,18 @@ bool Bindable(uint16_t port) {
 // port-0 listener or outgoing connection; the task then cannot bind it,
 // and its master reaches whatever took it. (Seen once beside other tests
 // as "broke off the cluster's handshake"; this was the likely cause.)
+//
+// Nor does it give a port it gave recently: a port is free until its task
+// binds it, so two picks before then could draw the same one. Drawn at
+// random from 22,768, two of a cluster's three tasks got the same port in
+// about one cluster in 7,600, and a test run starts hundreds of clusters
+// (a clean-clone CI failed so: "address ... is given to two tasks").
 StatusOr<uint16_t> FreeLoopbackPort() {
+  constexpr size_t kRemembered = 4096;
   static std::mutex mu;
   static std::mt19937 rng(std::random_device{}());
+  static std::deque<uint16_t> given;  // the newest kRemembered, oldest first
+  static std::set<uint16_t> given_set;
   const auto [lo, hi] = EphemeralPorts();
   // Below the range if there is room there, else above it.
   const int first = lo > 11024 ? 10000 : hi + 1;
@@ -78,7 +89,14 @@ StatusOr<uint16_t> FreeLoopbackPort() {
   std::uniform_int_distribution<int> pick(first, last);
   for (int attempt = 0; attempt < 200; ++attempt) {
     const auto port = static_cast<uint16_t>(pick(rng));
-    if (Bindable(port)) return port;
+    if (given_set.count(port) > 0 || !Bindable(port)) continue;
+    given.push_back(port);
+    given_set.insert(port);
+    if (given.size() > kRemembered) {
+      given_set.erase(given.front());
+      given.pop_front();
+    }
+    return port;
   }
   return errors::Unavailable("no free loopback port in ", first, "-", last, " after 200 tries");
 }

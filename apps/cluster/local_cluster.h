@@ -106,7 +106,9 @@ std::string CurrentExecutable();
 
 // A TCP port on 127.0.0.1 that nothing listens on right now, outside the
 // kernel's ephemeral range, so that no port-0 listener or outgoing
-// connection of another process takes it before its task binds it.
+// connection of another process takes it before its task binds it; and
+// none of the last 4,096 this process was given, so that two tasks never
+// get the same one.
 StatusOr<uint16_t> FreeLoopbackPort();
 
 }  // namespace tact::apps
