@@ -158,15 +158,31 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOp
   std::string parent = "TACT_PARENT_PID=";
   parent += std::to_string(getpid());
   c->env_.push_back(std::move(parent));
+  // A port is free until its task binds it, and another process may bind
+  // it first (two test processes that start clusters at once draw from one
+  // range): then the whole cluster starts again on new ports.
+  constexpr int kStartAttempts = 3;
+  Status started;
+  for (int attempt = 1; attempt <= kStartAttempts; ++attempt) {
+    started = c->StartTasks(o);
+    if (started.ok() || started.message().find("Address already in use") == std::string::npos) break;
+    c->EndTasks();
+  }
+  TACT_RETURN_IF_ERROR(started);
+  return c;
+}
+
+Status LocalCluster::StartTasks(const LocalClusterOptions& o) {
+  spec_.jobs.clear();
   for (const auto& [job, count] : o.jobs) {
     for (int i = 0; i < count; ++i) {
-      TACT_ASSIGN_OR_RETURN(uint16_t port, FreeLoopbackPort());
-      c->spec_.jobs[job].push_back(TaskAddress{"127.0.0.1", port});
+      TACT_ASSIGN_OR_RETURN(uint16_t port, o.pick_port ? o.pick_port() : FreeLoopbackPort());
+      spec_.jobs[job].push_back(TaskAddress{"127.0.0.1", port});
     }
   }
-  const std::string spec_path = c->dir_ + "/cluster.json";
-  std::ofstream(spec_path) << c->spec_.ToJson();
-  for (const auto& [job, tasks] : c->spec_.jobs) {
+  const std::string spec_path = dir_ + "/cluster.json";
+  std::ofstream(spec_path) << spec_.ToJson();
+  for (const auto& [job, tasks] : spec_.jobs) {
     for (size_t i = 0; i < tasks.size(); ++i) {
       const std::string task = TaskName(job, static_cast<int>(i));
       std::vector<std::string> args = {o.binary, "worker", "--cluster", spec_path, "--job", job,
@@ -180,13 +196,23 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOp
           args.push_back(a);
         }
       }
-      c->args_[task] = std::move(args);
-      c->logs_[task] = c->dir_ + "/" + job + "_" + std::to_string(i) + ".log";
-      TACT_RETURN_IF_ERROR(c->Spawn(task));
+      args_[task] = std::move(args);
+      logs_[task] = dir_ + "/" + job + "_" + std::to_string(i) + ".log";
+      TACT_RETURN_IF_ERROR(Spawn(task));
     }
   }
-  TACT_RETURN_IF_ERROR(c->AwaitListening(std::chrono::seconds(30)));
-  return c;
+  return AwaitListening(std::chrono::seconds(30));
+}
+
+void LocalCluster::EndTasks() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [task, pid] : pids_) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  pids_.clear();
+  std::error_code ignored;
+  for (const auto& [task, log] : logs_) std::filesystem::remove(log, ignored);
 }
 
 Status LocalCluster::AwaitListening(std::chrono::milliseconds timeout) {

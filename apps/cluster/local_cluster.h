@@ -38,13 +38,18 @@ struct LocalClusterOptions {
   int cpus_per_task = 1;
   int threads_per_device = 1;
   ClusterTls tls;  // the tasks listen with TLS when enabled
+  // Where each task's port comes from; empty: FreeLoopbackPort. (Tests
+  // hand out a taken port to see the start try again.)
+  std::function<StatusOr<uint16_t>()> pick_port;
 };
 
 class LocalCluster {
  public:
   // Starts every task and returns once each says it listens (or 30 s have
   // passed: a slow task is the session's to wait for). A task that exits
-  // as it starts is an error naming it, with the end of its output.
+  // as it starts is an error naming it, with the end of its output; one
+  // that could not listen because another process took its port first has
+  // every task started again on new ports (up to 3 times in all).
   static StatusOr<std::unique_ptr<LocalCluster>> Start(const LocalClusterOptions& options);
   ~LocalCluster();
 
@@ -81,6 +86,11 @@ class LocalCluster {
 
  private:
   LocalCluster() = default;
+  // Picks the ports, writes the spec and starts every task.
+  Status StartTasks(const LocalClusterOptions& options);
+  // Kills and reaps every task, and removes their logs: after a start
+  // that failed, before the next.
+  void EndTasks();
   Status Spawn(const std::string& task);  // with mu_ held, once started
   // Waits up to `timeout` for every task to say that it listens. A task
   // that exits first (its port taken since FreeLoopbackPort chose it, a

@@ -548,5 +548,50 @@ TEST(LocalClusterTest, TasksEndWithTheProcessThatStartedThem) {
   if (dir[0] == '/') std::filesystem::remove_all(dir);  // the child left it
 }
 
+// Another process listens on the first port drawn (as a second test
+// process starting a cluster at the same moment may): that task cannot
+// listen, and the cluster starts again on new ports and serves a step.
+// A port taken in every attempt is an error saying so.
+TEST(LocalClusterTest, APortTakenBeforeItsTaskListensHasTheClusterStartAgain) {
+  const int taken = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(taken, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(taken, 1), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(getsockname(taken, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const uint16_t port = ntohs(addr.sin_port);
+
+  apps::LocalClusterOptions o;
+  o.binary = TACT_BINARY;
+  o.jobs = {{"ps", 1}, {"worker", 1}};
+  int picks = 0;
+  o.pick_port = [&]() -> StatusOr<uint16_t> { return ++picks == 1 ? port : apps::FreeLoopbackPort(); };
+  auto cluster = apps::LocalCluster::Start(o);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  EXPECT_EQ(picks, 4);  // two tasks, twice
+  for (const auto& [job, tasks] : (*cluster)->spec().jobs) {
+    for (const TaskAddress& a : tasks) EXPECT_NE(a.port, port) << job;
+  }
+  Scope sc = Scope::NewRootScope();
+  Add(sc.WithDevice("/job:worker/task:0").WithOpName("y"),
+      Const(sc.WithDevice("/job:ps/task:0"), Tensor::Scalar<float>(2)), 1.0f);
+  auto session = test_util::Connect(**cluster, *sc.ToGraphDef());
+  ASSERT_NE(session, nullptr);
+  auto y = session->Run({}, {"y:0"}, {});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ((*y)[0].scalar<float>(), 3.0f);
+
+  picks = 0;
+  o.pick_port = [&]() -> StatusOr<uint16_t> { return ++picks % 2 == 1 ? port : apps::FreeLoopbackPort(); };
+  auto refused = apps::LocalCluster::Start(o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("Address already in use"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_EQ(picks, 6);  // three attempts
+  close(taken);
+}
+
 }  // namespace
 }  // namespace tact
