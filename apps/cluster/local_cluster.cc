@@ -14,8 +14,8 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <deque>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
