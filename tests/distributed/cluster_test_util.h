@@ -10,12 +10,33 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "actors/session.h"
 #include "apps/cluster/local_cluster.h"
 
 namespace tact::test_util {
+
+// Stops `task` (SIGTERM) and returns what it prints after `marker` on the
+// line that has it (`tact worker` prints its counts as it stops), waiting
+// up to 20 s; empty after a test failure saying why.
+inline std::string StopAndReadLine(apps::LocalCluster& cluster, const std::string& task,
+                                   const std::string& marker) {
+  EXPECT_TRUE(cluster.Signal(task, SIGTERM).ok());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string log = cluster.Log(task);
+    const size_t at = log.find(marker);
+    if (at != std::string::npos && log.find('\n', at) != std::string::npos) {
+      const size_t from = at + marker.size();
+      return log.substr(from, log.find('\n', at) - from);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ADD_FAILURE() << task << " printed no '" << marker << "'; its log:\n" << cluster.Log(task);
+  return "";
+}
 
 // The cluster, or null after a test failure saying why.
 inline std::unique_ptr<apps::LocalCluster> StartCluster(std::map<std::string, int> jobs) {

@@ -4,8 +4,6 @@
 // fails, it fails too (Aborted) without running.
 #include <gtest/gtest.h>
 
-#include <signal.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -171,20 +169,11 @@ class FollowingRunsClusterTest : public ::testing::Test {
   // The steps that still hold a rendezvous in `task`, as it prints them
   // once stopped; -1 after a test failure saying why.
   int64_t StopAndReadRendezvousSteps(const std::string& task) {
-    EXPECT_TRUE(cluster_->Signal(task, SIGTERM).ok());
-    const std::string marker = "tact worker " + task + " holds the rendezvous of ";
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < deadline) {
-      const std::string log = cluster_->Log(task);
-      const size_t at = log.find(marker);
-      if (at != std::string::npos && log.find('\n', at) != std::string::npos) {
-        return std::strtoll(log.c_str() + at + marker.size(), nullptr, 10);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ADD_FAILURE() << task << " printed no rendezvous count; its log:\n" << cluster_->Log(task);
-    return -1;
+    const std::string line =
+        test_util::StopAndReadLine(*cluster_, task, "tact worker " + task + " holds the rendezvous of ");
+    return line.empty() ? -1 : std::strtoll(line.c_str(), nullptr, 10);
   }
+
   std::unique_ptr<apps::LocalCluster> cluster_;
 };
 

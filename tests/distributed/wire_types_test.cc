@@ -5,11 +5,8 @@
 // it (Describe, Introduce, Hello), all show up there as the types they
 // are, with nothing refused.
 #include <gtest/gtest.h>
-#include <signal.h>
 
-#include <chrono>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "actors/wire_counts.h"
 #include "cluster_test_util.h"
@@ -35,20 +32,8 @@ GraphDef SquareThenAddOnTwoTasks() {
 // The counts a worker prints as its last line once stopped ("tact worker
 // T decoded {...}"); an empty object after a test failure saying why.
 nlohmann::json StopAndReadCounts(apps::LocalCluster& cluster, const std::string& task) {
-  EXPECT_TRUE(cluster.Signal(task, SIGTERM).ok());
-  const std::string marker = "tact worker " + task + " decoded ";
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    const std::string log = cluster.Log(task);
-    const size_t at = log.find(marker);
-    if (at != std::string::npos && log.find('\n', at) != std::string::npos) {
-      const size_t from = at + marker.size();
-      return nlohmann::json::parse(log.substr(from, log.find('\n', at) - from));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ADD_FAILURE() << task << " printed no counts; its log:\n" << cluster.Log(task);
-  return nlohmann::json::object();
+  const std::string line = test_util::StopAndReadLine(cluster, task, "tact worker " + task + " decoded ");
+  return line.empty() ? nlohmann::json::object() : nlohmann::json::parse(line);
 }
 
 uint64_t Count(const nlohmann::json& counts, const std::string& type) {
