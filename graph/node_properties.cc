@@ -80,6 +80,12 @@ Status ValidateAttrs(const OpDef& op, const AttrMap& attrs) {
 
 namespace {
 
+// The most tensors one list arg may hold. A number attr sets how many
+// outputs a node has (Split's num_split, Unpack's num): a graph file that
+// asked for 2^40 of them made the process allocate until it was killed.
+// No real graph comes near this many; a port is also an int.
+constexpr int64_t kMaxListArgLength = int64_t{1} << 20;
+
 // The dtypes of one arg (several for a list).
 Status ArgTypes(const OpDef::ArgDef& arg, const AttrMap& attrs, std::vector<DataType>* out) {
   if (!arg.type_list_attr.empty()) {
@@ -95,6 +101,10 @@ Status ArgTypes(const OpDef::ArgDef& arg, const AttrMap& attrs, std::vector<Data
   if (!arg.number_attr.empty()) {
     TACT_RETURN_IF_ERROR(GetAttr(attrs, arg.number_attr, &n));
     if (n < 0) return errors::InvalidArgument("attr '", arg.number_attr, "' is negative");
+    if (n > kMaxListArgLength) {
+      return errors::InvalidArgument("attr '", arg.number_attr, "' = ", n, " asks for more than ",
+                                     kMaxListArgLength, " tensors in ", arg.name);
+    }
   }
   for (int64_t i = 0; i < n; ++i) out->push_back(t);
   return Status::OK();

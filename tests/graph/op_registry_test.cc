@@ -196,6 +196,19 @@ TEST(NodePropertiesTest, AttrErrorsNameTheNodeAndAttr) {
   ExpectError(NodeProperties::Create(below_min).status(), Code::kInvalidArgument,
               "attr 'N' = 0 is below its minimum 1");
 
+  // A list's length comes from an attr: 2^40 tensors allocated until the
+  // process was killed.
+  NodeDef huge = ConcatNode();
+  huge.attrs["N"] = AttrValue::Int(int64_t{1} << 40);
+  ExpectError(NodeProperties::Create(huge).status(), Code::kInvalidArgument,
+              "node 'cat' (op 'RegTestConcat'): attr 'N' = 1099511627776 asks for more than 1048576 "
+              "tensors in values");
+  NodeDef largest = ConcatNode();
+  largest.attrs["N"] = AttrValue::Int(int64_t{1} << 20);
+  auto largest_props = NodeProperties::Create(largest);
+  ASSERT_TRUE(largest_props.ok()) << largest_props.status().ToString();
+  EXPECT_EQ((*largest_props)->input_types.size(), (size_t{1} << 20) + 2);  // values, state, index
+
   NodeDef extra = ConcatNode();
   extra.attrs["bogus"] = AttrValue::Bool(true);
   ExpectError(NodeProperties::Create(extra).status(), Code::kInvalidArgument,
