@@ -106,6 +106,16 @@ Status FrameExecutor::AssignFrames() {
     } else if (ni.kind == Kind::kSend) {
       bool client = false;
       ni.client_send = GetAttr(n->attrs(), "client_terminated", &client).ok() && client;
+      // The client waits for a fetch in the root frame's key; one sent from
+      // inside a loop went under its frame and iteration, and the Run never
+      // ended.
+      if (ni.client_send && ni.frame != 0) {
+        const Edge* in = n->in_edges().empty() ? nullptr : n->in_edges().front();
+        return errors::InvalidArgument(
+            "fetch '", in == nullptr ? n->name() : in->src->name() + ":" + std::to_string(in->src_output),
+            "' is a tensor of ", DescribeFrame(ni.frame, frames_[ni.frame].name),
+            ": only tensors of the root frame can be fetched (a value leaves a loop through an Exit)");
+      }
     }
     FrameInfo& f = frames_[ni.frame];
     ni.local = static_cast<int>(f.nodes.size());

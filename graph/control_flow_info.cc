@@ -62,6 +62,12 @@ StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph) {
       return errors::InvalidArgument(node->ErrorPrefix(),
                                      "an Exit must be inside a loop's frame, but its input "
                                      "comes through no Enter");
+    } else if (node->op() == "NextIteration" && frame == 0) {
+      // Outside a loop nothing takes its value to a next iteration: a Run
+      // that fetched it waited forever.
+      return errors::InvalidArgument(node->ErrorPrefix(),
+                                     "a NextIteration must be inside a loop's frame, but its input "
+                                     "comes through no Enter");
     } else if (node->op() == "NextIteration") {
       info.frames[frame].is_loop = true;
     } else if (node->op() == "LoopCond") {

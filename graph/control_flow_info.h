@@ -36,8 +36,9 @@ bool IsEnterOp(const std::string& op);  // Enter or RefEnter
 // "the root frame" (frame 0) or "loop frame '<name>'", for errors.
 std::string DescribeFrame(int frame, const std::string& name);
 
-// Errors name the node: one with inputs from two frames, an Exit outside a
-// loop, parallel_iterations below 1, a node no root reaches.
+// Errors name the node: one with inputs from two frames, an Exit or a
+// NextIteration outside a loop, parallel_iterations below 1, a node no root
+// reaches.
 StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph);
 
 }  // namespace tact

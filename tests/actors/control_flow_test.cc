@@ -438,6 +438,7 @@ TEST(ControlFlowTest, MalformedFramesAreClearErrors) {
   Scope s = Scope::NewRootScope();
   auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
   Exit(s.WithOpName("stray_exit"), x);
+  NextIteration(s.WithOpName("stray_next"), x);
   auto e = Enter(s.WithOpName("e"), x, "f");
   auto m = Merge(s.WithOpName("m"), {e, e});
   Add(s.WithOpName("mixed"), m.output, x);  // the loop frame and the root frame
@@ -448,11 +449,26 @@ TEST(ControlFlowTest, MalformedFramesAreClearErrors) {
   EXPECT_NE(stray.status().message().find("stray_exit"), std::string::npos);
   EXPECT_NE(stray.status().message().find("inside a loop's frame"), std::string::npos)
       << stray.status().ToString();
+  auto next = session->Run({{"x", Tensor::Scalar<float>(1)}}, {"stray_next"}, {});
+  ASSERT_FALSE(next.ok());
+  EXPECT_NE(next.status().message().find("node 'stray_next' (op 'NextIteration'): a NextIteration must be "
+                                         "inside a loop's frame"),
+            std::string::npos)
+      << next.status().ToString();
   auto mixed = session->Run({{"x", Tensor::Scalar<float>(1)}}, {"mixed"}, {});
   ASSERT_FALSE(mixed.ok());
   EXPECT_NE(mixed.status().message().find("'mixed'"), std::string::npos);
   EXPECT_NE(mixed.status().message().find("two frames"), std::string::npos)
       << mixed.status().ToString();
+  // A tensor inside the loop is no fetch: this Run waited forever before.
+  for (const char* inside : {"e", "m"}) {
+    auto fetched = session->Run({{"x", Tensor::Scalar<float>(1)}}, {inside}, {});
+    ASSERT_FALSE(fetched.ok()) << inside;
+    EXPECT_NE(fetched.status().message().find("fetch '" + std::string(inside) + ":0' is a tensor of loop "
+                                              "frame 'f': only tensors of the root frame can be fetched"),
+              std::string::npos)
+        << fetched.status().ToString();
+  }
   auto fine = session->Run({{"x", Tensor::Scalar<float>(1)}}, {"fine"}, {});
   ASSERT_TRUE(fine.ok()) << fine.status().ToString();
   EXPECT_EQ((*fine)[0].scalar<float>(), -1.0f);
