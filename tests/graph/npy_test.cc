@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 
 namespace tact {
@@ -67,6 +72,44 @@ TEST(NpyTest, FilesRoundTripAndMissingFilesAreNamed) {
   auto missing = ReadNpyFile(path);
   EXPECT_EQ(missing.status().code(), Code::kNotFound);
   EXPECT_NE(missing.status().message().find(path), std::string::npos);
+}
+
+// The peak resident memory of this process, in bytes.
+int64_t PeakRss() {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return int64_t{u.ru_maxrss} * 1024;
+}
+
+// A fetch is written from the tensor's own bytes: `tact run` copied a 4 GiB
+// fetch into memory first and died with std::bad_alloc. A child process
+// measures its peak before and after writing 128 MiB.
+TEST(NpyTest, WritingALargeTensorCopiesNoneOfIt) {
+  const std::string path = ::testing::TempDir() + "/tact_npy_large_" + std::to_string(::getpid()) + ".npy";
+  constexpr int64_t kElements = int64_t{32} << 20;  // 128 MiB of float
+  auto filled = [] {
+    Tensor t(DT_FLOAT, {kElements});
+    float* p = t.data<float>();
+    for (int64_t i = 0; i < kElements; ++i) p[i] = static_cast<float>(i % 1000);
+    return t;
+  };
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const Tensor t = filled();
+    const int64_t before = PeakRss();
+    const bool written = WriteNpyFile(path, t).ok();
+    const int64_t grew = PeakRss() - before;
+    std::_Exit(!written ? 2 : grew > (int64_t{16} << 20) ? 3 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: the write failed; 3: the peak grew by more than 16 MiB";
+  auto back = ReadNpyFile(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(back->BitwiseEqual(filled()));
 }
 
 TEST(NpyTest, MalformedFilesAreClearErrors) {
