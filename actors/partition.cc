@@ -43,8 +43,11 @@ WireStepDone Finish(const WireRegisterPartition& reg, const std::string& device,
   done.handle = reg.handle;
   if (status.ok()) {
     for (const std::string& f : reg.fetches) {
-      // The step is over, so every _Send has run: Recv returns at once.
-      StatusOr<Tensor> t = rendezvous->Recv(FetchKey(device, f));
+      // The step is over, so every _Send has run. A fetch sent under
+      // another key (from inside a loop's frame) made a Recv here wait for
+      // ever: one that is not there fails the step instead.
+      StatusOr<Tensor> t = rendezvous->RecvSent(
+          FetchKey(device, f), errors::Internal("fetch '", f, "' was not sent by the step that ended"));
       if (!t.ok()) {
         status = t.status();
         done.fetched.clear();

@@ -7,13 +7,18 @@
 
 namespace tact {
 
-StatusOr<Tensor> Rendezvous::Recv(const std::string& key) {
+namespace {
+
+// Recv, and with `if_absent` a Recv that does not wait: if the tensor is
+// not there when asked, the rendezvous is aborted with *if_absent, which
+// ends this Recv too.
+StatusOr<Tensor> RecvAndWait(Rendezvous* rendezvous, const std::string& key, const Status* if_absent) {
   std::mutex mu;
   std::condition_variable cv;
   bool finished = false;
   Status status;
   Tensor value;
-  RecvAsync(key, [&](const Status& s, const Tensor& t) {
+  rendezvous->RecvAsync(key, [&](const Status& s, const Tensor& t) {
     std::lock_guard<std::mutex> lock(mu);
     status = s;
     value = t;
@@ -21,9 +26,22 @@ StatusOr<Tensor> Rendezvous::Recv(const std::string& key) {
     cv.notify_one();
   });
   std::unique_lock<std::mutex> lock(mu);
+  if (!finished && if_absent != nullptr) {
+    lock.unlock();
+    rendezvous->StartAbort(*if_absent);
+    lock.lock();
+  }
   cv.wait(lock, [&] { return finished; });
   if (!status.ok()) return status;
   return value;
+}
+
+}  // namespace
+
+StatusOr<Tensor> Rendezvous::Recv(const std::string& key) { return RecvAndWait(this, key, nullptr); }
+
+StatusOr<Tensor> Rendezvous::RecvSent(const std::string& key, const Status& if_absent) {
+  return RecvAndWait(this, key, &if_absent);
 }
 
 namespace {

@@ -55,6 +55,10 @@ class Rendezvous {
   // Blocks until the tensor for `key` arrives or the rendezvous is aborted.
   // For clients and tests; kernels use RecvAsync.
   StatusOr<Tensor> Recv(const std::string& key);
+  // For a step that is over, whose Sends have all run: the tensor for
+  // `key`, or, if it was never sent, `if_absent` (not OK), with which the
+  // rendezvous is aborted. Never waits for a Send.
+  StatusOr<Tensor> RecvSent(const std::string& key, const Status& if_absent);
 };
 
 // The in-process rendezvous: tensors are handed over by reference, never
