@@ -60,9 +60,21 @@ StatusOr<Manifest> LoadManifest(const std::string& dir, int64_t step) {
   return m;
 }
 
+// The bytes of a file of `size` bytes outside `data` (sorted, disjoint).
+std::vector<ByteExtent> Outside(int64_t size, const std::vector<ByteExtent>& data) {
+  std::vector<ByteExtent> out;
+  int64_t at = 0;
+  for (const ByteExtent& d : data) {
+    if (d.offset > at) out.push_back({at, d.offset - at});
+    at = std::max(at, d.offset + d.length);
+  }
+  if (size > at) out.push_back({at, size - at});
+  return out;
+}
+
 // Opens every shard the manifest names and checks it is the one committed:
-// same size (a truncated file is refused before HDF5 reads it), same step
-// and position, same index checksum.
+// same size and same metadata (a truncated or damaged file is refused
+// before HDF5 reads it), same step and position, same index checksum.
 StatusOr<std::vector<std::unique_ptr<ShardReader>>> OpenShards(const std::string& dir, const Manifest& m) {
   std::vector<std::unique_ptr<ShardReader>> shards;
   const int n = static_cast<int>(m.shards.size());
@@ -76,6 +88,14 @@ StatusOr<std::vector<std::unique_ptr<ShardReader>>> OpenShards(const std::string
     if (bytes != e.bytes) {
       return errors::DataLoss("checkpoint shard file '", path, "' is ", bytes, " bytes; the manifest says ",
                               e.bytes, (bytes < e.bytes ? " (truncated)" : ""));
+    }
+    if (e.metadata_checksum) {
+      TACT_ASSIGN_OR_RETURN(const uint64_t actual, ExtentsChecksum(path, e.metadata_extents));
+      if (actual != *e.metadata_checksum) {
+        return errors::DataLoss("checkpoint shard file '", path, "' is damaged: its HDF5 metadata hashes to ",
+                                ChecksumHex(actual), ", the manifest says ", ChecksumHex(*e.metadata_checksum),
+                                " (not opened: HDF5 can crash on damaged metadata)");
+      }
     }
     TACT_ASSIGN_OR_RETURN(std::unique_ptr<ShardReader> r, ShardReader::Open(path));
     const checkpoint_internal::ShardIndex& index = r->index();
@@ -158,10 +178,14 @@ Status CommitCheckpoint(const std::string& dir, int64_t step, int num_shards) {
     }
     m.shards.push_back(e);
   }
-  // Checks each shard as a reader will, but against itself: its size and
-  // index checksum are taken from it.
+  // Checks each shard as a reader will, but against itself: its size,
+  // metadata checksum and index checksum are taken from it.
   for (ManifestShard& e : m.shards) {
-    TACT_ASSIGN_OR_RETURN(std::unique_ptr<ShardReader> r, ShardReader::Open(Join(dir, e.file)));
+    const std::string path = Join(dir, e.file);
+    TACT_ASSIGN_OR_RETURN(std::unique_ptr<ShardReader> r, ShardReader::Open(path));
+    TACT_ASSIGN_OR_RETURN(const std::vector<ByteExtent> data, r->PlainDataExtents());
+    e.metadata_extents = Outside(e.bytes, data);
+    TACT_ASSIGN_OR_RETURN(e.metadata_checksum, ExtentsChecksum(path, e.metadata_extents));
     e.checksum = checkpoint_internal::ShardIndexChecksum(r->index());
     e.variables = static_cast<int64_t>(r->index().variables.size());
   }

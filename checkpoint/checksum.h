@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "graph/tensor.h"
 
@@ -16,6 +17,17 @@ namespace tact {
 // the graph's variables instead. Runs at memory speed (tens of GB/s), small
 // beside the write it protects.
 uint64_t TensorChecksum(const Tensor& t);
+
+// A run of bytes in a file.
+struct ByteExtent {
+  int64_t offset = 0;
+  int64_t length = 0;
+};
+
+// XXH3-64 of the bytes of `extents` of the file `path`, one after another.
+// NotFound / DataLoss naming the file if it cannot be opened or an extent
+// read in full.
+StatusOr<uint64_t> ExtentsChecksum(const std::string& path, const std::vector<ByteExtent>& extents);
 
 // 16 lower-case hex digits, as `tact ckpt show` and the manifest print it.
 std::string ChecksumHex(uint64_t checksum);

@@ -36,13 +36,27 @@ std::optional<CheckpointFileName> ParseCheckpointFileName(const std::string& nam
   return std::nullopt;
 }
 
+namespace {
+
+bool IsChecksumHex(const std::string& hex) {
+  return hex.size() == 16 && hex.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+}  // namespace
+
 std::string SerializeManifest(const Manifest& m) {
   nlohmann::ordered_json shards = nlohmann::ordered_json::array();
   for (const ManifestShard& s : m.shards) {
-    shards.push_back({{"file", s.file},
-                      {"bytes", s.bytes},
-                      {"checksum", ChecksumHex(s.checksum)},
-                      {"variables", s.variables}});
+    nlohmann::ordered_json shard = {{"file", s.file},
+                                    {"bytes", s.bytes},
+                                    {"checksum", ChecksumHex(s.checksum)},
+                                    {"variables", s.variables}};
+    if (s.metadata_checksum) {
+      nlohmann::ordered_json extents = nlohmann::ordered_json::array();
+      for (const ByteExtent& e : s.metadata_extents) extents.push_back({e.offset, e.length});
+      shard["metadata"] = {{"checksum", ChecksumHex(*s.metadata_checksum)}, {"extents", extents}};
+    }
+    shards.push_back(shard);
   }
   const nlohmann::ordered_json j = {{"format", kFormat},
                                     {"step", m.step},
@@ -72,10 +86,23 @@ StatusOr<Manifest> ParseManifest(const std::string& text, const std::string& pat
       e.bytes = s.at("bytes").get<int64_t>();
       e.variables = s.at("variables").get<int64_t>();
       const std::string hex = s.at("checksum").get<std::string>();
-      if (hex.size() != 16 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) {
-        return bad("checksum '" + hex + "' of " + e.file);
-      }
+      if (!IsChecksumHex(hex)) return bad("checksum '" + hex + "' of " + e.file);
       e.checksum = std::stoull(hex, nullptr, 16);
+      if (s.contains("metadata")) {
+        const std::string meta_hex = s.at("metadata").at("checksum").get<std::string>();
+        if (!IsChecksumHex(meta_hex)) return bad("metadata checksum '" + meta_hex + "' of " + e.file);
+        e.metadata_checksum = std::stoull(meta_hex, nullptr, 16);
+        int64_t end = 0;
+        for (const nlohmann::json& x : s.at("metadata").at("extents")) {
+          const ByteExtent extent{x.at(0).get<int64_t>(), x.at(1).get<int64_t>()};
+          if (extent.offset < end || extent.length <= 0 || extent.length > e.bytes - extent.offset) {
+            return bad("metadata extent [" + std::to_string(extent.offset) + ", +" + std::to_string(extent.length) +
+                       ") of " + e.file + " is out of order or beyond its " + std::to_string(e.bytes) + " bytes");
+          }
+          end = extent.offset + extent.length;
+          e.metadata_extents.push_back(extent);
+        }
+      }
       m.shards.push_back(std::move(e));
     }
   } catch (const nlohmann::json::exception& e) {

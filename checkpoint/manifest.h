@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/checksum.h"
 #include "graph/status.h"
 
 namespace tact::checkpoint_internal {
@@ -35,6 +36,13 @@ struct ManifestShard {
   int64_t bytes = 0;      // file size: a truncated shard is refused before HDF5 opens it
   uint64_t checksum = 0;  // ShardIndexChecksum of the shard (shard_file.h)
   int64_t variables = 0;
+  // Every byte of the file but the elements of its variables that are not
+  // strings (ShardReader::PlainDataExtents), and their checksum: checked
+  // before HDF5 opens the file, as HDF5 1.10 crashed (SIGSEGV) on shards with
+  // a few bytes of their metadata changed. The elements are covered by each
+  // variable's checksum. Absent from manifests written before session 25.
+  std::vector<ByteExtent> metadata_extents;  // sorted, disjoint, within `bytes`
+  std::optional<uint64_t> metadata_checksum;
 };
 
 struct Manifest {

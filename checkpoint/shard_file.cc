@@ -382,6 +382,28 @@ herr_t ReadStrings(hid_t dset, bool byte_strings, Tensor* t) {
 
 }  // namespace
 
+StatusOr<std::vector<ByteExtent>> ShardReader::PlainDataExtents() const {
+  std::vector<ByteExtent> out;
+  for (const StoredVariable& v : index_.variables) {
+    if (v.dtype == DT_STRING) continue;
+    H5Handle dset(H5Dopen2(file_.get(), DatasetOf(v.name).c_str(), H5P_DEFAULT), H5Dclose);
+    if (!dset.valid()) return Hdf5Error("cannot open variable '" + v.name + "' of checkpoint file", path_);
+    H5Handle plist(H5Dget_create_plist(dset.get()), H5Pclose);
+    if (H5Pget_layout(plist.get()) != H5D_CONTIGUOUS) continue;  // compact: inside its header
+    const haddr_t offset = H5Dget_offset(dset.get());
+    const hsize_t bytes = H5Dget_storage_size(dset.get());
+    if (offset == HADDR_UNDEF || bytes == 0) continue;
+    out.push_back({static_cast<int64_t>(offset), static_cast<int64_t>(bytes)});
+  }
+  std::sort(out.begin(), out.end(), [](const ByteExtent& a, const ByteExtent& b) { return a.offset < b.offset; });
+  for (size_t i = 1; i < out.size(); ++i) {
+    if (out[i].offset < out[i - 1].offset + out[i - 1].length) {
+      return errors::DataLoss("checkpoint file '", path_, "': two variables' data overlap at byte ", out[i].offset);
+    }
+  }
+  return out;
+}
+
 StatusOr<Tensor> ShardReader::Read(const StoredVariable& v) const {
   auto bad = [&](const std::string& why) {
     return errors::DataLoss("variable '", v.name, "' in checkpoint file '", path_, "': ", why);

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "checkpoint/checkpoint.h"
+#include "checkpoint/checksum.h"
 #include "checkpoint/hdf5_util.h"
 
 namespace tact::checkpoint_internal {
@@ -73,6 +74,13 @@ class ShardReader {
   // the variable and the file if the data cannot be read or does not match;
   // ResourceExhausted if its memory cannot be had.
   StatusOr<Tensor> Read(const StoredVariable& v) const;
+
+  // Where the elements of the variables that are not strings lie in the
+  // file, sorted by offset: bytes HDF5 copies out and never parses, covered
+  // by each variable's checksum. Every other byte is HDF5's structure
+  // (superblock, headers, attributes, heaps) or a string variable's data
+  // (heap references, which HDF5 follows).
+  StatusOr<std::vector<ByteExtent>> PlainDataExtents() const;
 
  private:
   ShardReader(std::string path, H5Handle file) : path_(std::move(path)), file_(std::move(file)) {}

@@ -2,7 +2,9 @@
 // the file and the variable, and the latest good one is found instead.
 #include <hdf5.h>
 
+#include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "checkpoint_test_util.h"
 
@@ -37,6 +39,19 @@ class CorruptionTest : public CheckpointDirTest {
     f.seekp(offset);
     f.write(&c, 1);
   }
+  // Makes step's manifest one from before the metadata checksum, so that
+  // the checks behind it (each variable's checksum, the index checksum)
+  // are what finds the damage.
+  void DropMetadataChecksums(int64_t step) {
+    const std::string path = Path("ckpt-" + std::to_string(step) + ".manifest");
+    std::ifstream in(path);
+    nlohmann::json j = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+    for (nlohmann::json& shard : j["shards"]) {
+      ASSERT_TRUE(shard.contains("metadata"));
+      shard.erase("metadata");
+    }
+    std::ofstream(path, std::ios::trunc) << j.dump(1);
+  }
   const std::string kShard10 = "ckpt-10.shard-0-of-1.h5";
   const std::string kShard20 = "ckpt-20.shard-0-of-1.h5";
 };
@@ -67,6 +82,42 @@ TEST_F(CorruptionTest, AFlippedDataByteIsAChecksumErrorNamingTheVariable) {
   EXPECT_TRUE(Contains(good->refused[0], "dense_1/kernel"));
 }
 
+// HDF5 1.10 crashed (SIGSEGV in H5F__accum_read) on shards with a few bytes
+// of their metadata changed: every byte is either checked before HDF5 opens
+// the file or part of a variable's elements, checked by its checksum.
+TEST_F(CorruptionTest, EveryFlippedByteIsFoundAndMetadataBeforeHdf5OpensTheFile) {
+  TACT_ASSERT_OK(Save(dir(), 10, DenseModel(10)));
+  TACT_ASSERT_OK(Save(dir(), 20, DenseModel(20)));
+  const auto size = static_cast<int64_t>(std::filesystem::file_size(Path(kShard20)));
+  int metadata = 0, data = 0;
+  for (int64_t offset = 0; offset < size; offset += 41) {
+    FlipByte(Path(kShard20), offset);
+    Status s = ReadCheckpoint(dir(), 20, SpecsOf(DenseModel(0))).status();
+    EXPECT_EQ(s.code(), Code::kDataLoss) << "byte " << offset << ": " << s.ToString();
+    if (Contains(s, "(not opened: HDF5 can crash on damaged metadata)")) {
+      ++metadata;
+    } else {
+      EXPECT_TRUE(Contains(s, "checksum mismatch")) << "byte " << offset << ": " << s.ToString();
+      ++data;
+    }
+    FlipByte(Path(kShard20), offset);  // back as it was
+  }
+  EXPECT_GT(metadata, 0);
+  EXPECT_GT(data, 0);
+  TACT_ASSERT_OK(VerifyCheckpoint(dir(), 20));
+}
+
+// A manifest from before the metadata checksum is read as before.
+TEST_F(CorruptionTest, AManifestWithoutAMetadataChecksumIsStillRead) {
+  TACT_ASSERT_OK(Save(dir(), 20, DenseModel(20)));
+  DropMetadataChecksums(20);
+  StatusOr<Checkpoint> c = ReadCheckpoint(dir(), 20, SpecsOf(DenseModel(0)));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  for (size_t i = 0; i < c->variables.size(); ++i) {
+    EXPECT_TRUE(c->variables[i].second.BitwiseEqual(DenseModel(20)[i].second)) << c->variables[i].first;
+  }
+}
+
 TEST_F(CorruptionTest, AFlippedStringByteIsFound) {
   const Variables vars = {{"vocab", Tensor::FromVector<std::string>({"alpha", "beta", "gamma"})}};
   TACT_ASSERT_OK(Save(dir(), 10, vars));
@@ -77,6 +128,12 @@ TEST_F(CorruptionTest, AFlippedStringByteIsFound) {
   const size_t at = bytes.find("beta");
   ASSERT_NE(at, std::string::npos);
   FlipByte(Path(kShard10), at + 1);
+  // Strings live among HDF5's metadata (the heap), so the metadata check
+  // finds this; behind it, the variable's own checksum.
+  Status damaged = ReadCheckpoint(dir(), 10, SpecsOf(vars)).status();
+  EXPECT_EQ(damaged.code(), Code::kDataLoss);
+  EXPECT_TRUE(Contains(damaged, "is damaged: its HDF5 metadata")) << damaged.ToString();
+  DropMetadataChecksums(10);
   Status s = ReadCheckpoint(dir(), 10, SpecsOf(vars)).status();
   EXPECT_EQ(s.code(), Code::kDataLoss);
   EXPECT_TRUE(Contains(s, "'vocab'")) << s.ToString();
@@ -131,6 +188,25 @@ TEST_F(CorruptionTest, ADamagedManifestIsRefused) {
   EXPECT_EQ(*LatestGoodCheckpoint(dir(), SpecsOf(DenseModel(0))), 10);
 }
 
+TEST_F(CorruptionTest, MetadataExtentsBeyondTheFileOrOutOfOrderAreADamagedManifest) {
+  TACT_ASSERT_OK(Save(dir(), 10, DenseModel(10)));
+  TACT_ASSERT_OK(Save(dir(), 20, DenseModel(20)));
+  const std::string path = Path("ckpt-20.manifest");
+  std::ifstream in(path);
+  const nlohmann::json good = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+  const int64_t bytes = good["shards"][0]["bytes"].get<int64_t>();
+  const nlohmann::json bad_extents[] = {{{0, bytes + 1}}, {{100, 10}, {50, 10}}, {{-1, 10}}, {{0, 0}}};
+  for (const nlohmann::json& extents : bad_extents) {
+    nlohmann::json j = good;
+    j["shards"][0]["metadata"]["extents"] = extents;
+    std::ofstream(path, std::ios::trunc) << j.dump(1);
+    Status s = ReadCheckpoint(dir(), 20, SpecsOf(DenseModel(0))).status();
+    EXPECT_EQ(s.code(), Code::kDataLoss) << extents.dump();
+    EXPECT_TRUE(Contains(s, "checkpoint manifest '" + path + "' is damaged: metadata extent")) << s.ToString();
+    EXPECT_EQ(*LatestGoodCheckpoint(dir(), SpecsOf(DenseModel(0))), 10);
+  }
+}
+
 TEST_F(CorruptionTest, AShardSwappedForAnotherIsRefused) {
   // Same names, other values: the index checksum in the manifest differs.
   TACT_ASSERT_OK(Save(dir(), 20, DenseModel(20)));
@@ -143,6 +219,12 @@ TEST_F(CorruptionTest, AShardSwappedForAnotherIsRefused) {
   const auto size = std::filesystem::file_size(Path(kShard20));
   std::filesystem::rename(kept, Path(kShard20));
   ASSERT_EQ(std::filesystem::file_size(Path(kShard20)), size);  // so the size check passes
+  // Its checksum attributes differ, so its metadata does; behind that check,
+  // the index checksum.
+  Status damaged = ReadCheckpoint(dir(), 20, SpecsOf(DenseModel(0))).status();
+  EXPECT_EQ(damaged.code(), Code::kDataLoss);
+  EXPECT_TRUE(Contains(damaged, "is damaged: its HDF5 metadata")) << damaged.ToString();
+  DropMetadataChecksums(20);
   Status s = ReadCheckpoint(dir(), 20, SpecsOf(DenseModel(0))).status();
   EXPECT_EQ(s.code(), Code::kDataLoss);
   EXPECT_TRUE(Contains(s, "do not match the manifest")) << s.ToString();
