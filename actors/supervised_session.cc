@@ -232,6 +232,12 @@ StatusOr<int64_t> SupervisedSession::Restore() {
     c = *start_;
   }
   TACT_RETURN_IF_ERROR(c.status());
+  // The steps since the last good checkpoint are trained again: say so,
+  // and why the newer ones were passed over.
+  for (const Status& why : c->refused) {
+    LogWarning("tact: passed over a damaged checkpoint in ", checkpoint_.dir, " (", why.ToString(),
+               "); resuming from step ", c->step);
+  }
   TACT_RETURN_IF_ERROR(
       session_->Run({{nodes_.step, Tensor::Scalar<int64_t>(c->step)}}, {}, {nodes_.restore}).status());
   tasks_back_at_restore_ = tasks_back;

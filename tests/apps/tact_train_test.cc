@@ -328,6 +328,42 @@ TEST(TactTrainTest, ACheckpointDirectoryAloneSavesEveryTenMinutes) {
   std::filesystem::remove_all(dir);
 }
 
+// A run resumed on a directory whose newest checkpoint has damaged HDF5
+// metadata: before session 25 HDF5 crashed the process (SIGSEGV) at every
+// start. It passes over it, says so, and trains from the one before.
+TEST(TactTrainTest, AResumeOnADamagedCheckpointPassesOverItSayingSo) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  const std::string dir = ::testing::TempDir() + "/tact_ckpt_damaged_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  const std::string flags = " --model mlp --train-limit 1000 --test-limit 100 --checkpoint-every-steps 5 --json"
+                            " --checkpoint-dir " + dir;
+  Result first = RunTactTrain("--max-steps 5" + flags);
+  ASSERT_EQ(first.status, 0) << first.out;
+  {
+    std::fstream f(dir + "/ckpt-5.shard-0-of-1.h5", std::ios::in | std::ios::out | std::ios::binary);
+    for (int offset = 200; offset < 1200; offset += 100) {  // the superblock and the first headers
+      f.seekg(offset);
+      char c = 0;
+      f.read(&c, 1);
+      f.seekp(offset);
+      f.put(static_cast<char>(c ^ 0x5a));
+    }
+  }
+  Result resumed = RunTactTrain("--max-steps 10" + flags);
+  EXPECT_EQ(resumed.status, 0) << resumed.out;
+  EXPECT_NE(resumed.out.find("tact: passed over a damaged checkpoint in " + dir + " (DataLoss: checkpoint shard "
+                             "file '" + dir + "/ckpt-5.shard-0-of-1.h5' is damaged: its HDF5 metadata"),
+            std::string::npos)
+      << resumed.out;
+  EXPECT_NE(resumed.out.find("resuming from step 0"), std::string::npos) << resumed.out;
+  // Step 5 was trained again and saved over the damaged one.
+  test::CommandResult verify = test::RunCommand(std::string(TACT_BINARY) + " ckpt verify " + dir + " --step 5 2>&1");
+  EXPECT_EQ(verify.status, 0) << verify.out;
+  std::filesystem::remove_all(dir);
+}
+
 // SIGTERM (a scheduler's stop, or kill) in the middle of a run on a local
 // cluster: the step under way finishes, its checkpoint is saved, the run
 // says so and exits 128 + 15, and neither its tasks nor their directory
