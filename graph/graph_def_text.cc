@@ -4,6 +4,8 @@
 #include <capnp/serialize-text.h>
 #include <kj/exception.h>
 
+#include <string>
+
 #include "graph/graph_def_codec.h"
 #include "graph/tensor_codec.h"
 #include "schemas/graph.capnp.h"
@@ -60,6 +62,25 @@ Status CheckNesting(const std::string& text) {
   return Status::OK();
 }
 
+// capnp reports a parse error on the exception's line as "<from>-<to>:
+// <what>", where <from> counts from the newline before it: one-based, but
+// zero-based on the first line, which has none. A person editing the file
+// reads "line 2, column 29: <what>".
+std::string WhereInText(const kj::Exception& e) {
+  const std::string description = e.getDescription().cStr();
+  size_t used = 0;
+  unsigned long long from = 0;
+  try {
+    from = std::stoull(description, &used);
+  } catch (const std::exception&) {
+    return description;
+  }
+  const size_t colon = description.find(": ", used);
+  if (colon == std::string::npos || e.getLine() < 1) return description;
+  const unsigned long long column = e.getLine() == 1 ? from + 1 : from;
+  return "line " + std::to_string(e.getLine()) + ", column " + std::to_string(column) + description.substr(colon);
+}
+
 }  // namespace
 
 StatusOr<GraphDef> GraphDefFromText(const std::string& text) {
@@ -70,7 +91,7 @@ StatusOr<GraphDef> GraphDefFromText(const std::string& text) {
     codec.decode(kj::StringPtr(text.c_str(), text.size()),
                  message.initRoot<capnp::DynamicStruct>(capnp::Schema::from<schema::GraphDef>()));
   } catch (const kj::Exception& e) {
-    return errors::InvalidArgument("GraphDef text does not parse: ", e.getDescription().cStr());
+    return errors::InvalidArgument("GraphDef text does not parse: ", WhereInText(e));
   }
   return ParseGraphDef(MessageToBytes(message));
 }

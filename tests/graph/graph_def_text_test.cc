@@ -207,6 +207,14 @@ TEST(GraphDefTextTest, BadTextIsAnError) {
   ExpectError(GraphDefFromText("(nodes = [(nosuchfield = 1)])").status(), Code::kInvalidArgument,
               "does not parse");
   ExpectError(GraphDefFromText("(nodes = [").status(), Code::kInvalidArgument, "does not parse");
+  // Where, as an editor counts: line and column (capnp gives byte offsets).
+  ExpectError(GraphDefFromText("( nodes = [\n  ( name = \"x\", op = \"Neg\", t3pe = 1 ) ] )").status(),
+              Code::kInvalidArgument,
+              "GraphDef text does not parse: line 2, column 29: Struct has no field named 't3pe'.");
+  ExpectError(GraphDefFromText("(nodes = [(nosuchfield = 1)])").status(), Code::kInvalidArgument,
+              "does not parse: line 1, column 12: Struct has no field named 'nosuchfield'.");
+  ExpectError(GraphDefFromText("(\n\n\n t3pe = 1 )").status(), Code::kInvalidArgument,
+              "does not parse: line 4, column 2: Struct has no field named 't3pe'.");
   // Well-formed text, but a value tact cannot hold: the binary checks apply.
   ExpectError(GraphDefFromText("(nodes = [(name = \"n\", attrs = [(name = \"T\", value = (type = 99))])])")
                   .status(),
