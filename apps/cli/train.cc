@@ -189,9 +189,14 @@ int RunTrain(TrainFlags flags) {
                  dir.empty() ? "no --checkpoint-dir, so nothing was saved"
                              : ("saved as checkpoint " + std::to_string(r->steps) + " in " + dir).c_str());
   }
+  const std::string loss = r->loss_not_finite_at >= 0
+                               ? std::string(std::isnan(r->train_loss) ? "nan" : r->train_loss > 0 ? "inf" : "-inf") +
+                                     " (not finite from step " +
+                                     std::to_string(r->loss_not_finite_at) + " on: the run diverged)"
+                               : Measured(r->train_loss);
   std::printf("%lld parameters; %lld steps; train loss %s; test accuracy %s; %.0f images/s\n",
-              static_cast<long long>(r->parameters), static_cast<long long>(r->steps),
-              Measured(r->train_loss).c_str(), Measured(r->test_accuracy).c_str(), r->images_per_sec);
+              static_cast<long long>(r->parameters), static_cast<long long>(r->steps), loss.c_str(),
+              Measured(r->test_accuracy).c_str(), r->images_per_sec);
   if (flags.json) {
     nlohmann::json j = {{"model", opt.model.name},
                         {"epochs", opt.data.epochs},
@@ -204,6 +209,8 @@ int RunTrain(TrainFlags flags) {
                         {"threads", opt.cluster.intra_op_threads},
                         {"test_accuracy", r->test_accuracy},
                         {"train_loss", r->train_loss},
+                        {"loss_not_finite_at_step", r->loss_not_finite_at >= 0 ? nlohmann::json(r->loss_not_finite_at)
+                                                                               : nlohmann::json()},
                         {"images_per_sec", r->images_per_sec},
                         {"input", r->input},
                         {"steps_sent_ahead", r->steps_sent_ahead},

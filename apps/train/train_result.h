@@ -19,6 +19,10 @@ struct TrainResult {
   // accuracy only; a stopped run before its first epoch ended, neither).
   double train_loss = std::nan("");
   double test_accuracy = std::nan("");
+  // The first step whose loss was NaN or infinite: the run diverged (too
+  // high a learning rate, most often), and train_loss is that NaN, not a
+  // figure left unmeasured. -1: none.
+  int64_t loss_not_finite_at = -1;
   double images_per_sec = 0;  // training steps only, evaluation excluded
   std::string input = "feed";  // how the training set came: "feed" or "pipeline"
   int64_t steps_sent_ahead = 0;  // sync steps sent while the one before ran (DataOptions::send_ahead)

@@ -20,6 +20,7 @@
 #include "apps/train/train_graph.h"
 #include "graph/gradients/gradients.h"
 #include "graph/hex.h"
+#include "graph/logging.h"
 #include "graph/nn/layers.h"
 #include "graph/nn/optimizers.h"
 #include "graph/nn/variables.h"
@@ -410,6 +411,11 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       r.tower_updates.resize(g.towers.size());
       for (size_t k = 0; k < g.towers.size(); ++k) r.tower_updates[k] += progress.per_tower[k];
       if (progress.updates > 0) r.train_loss = progress.loss_sum / static_cast<double>(progress.updates);
+      if (!std::isfinite(r.train_loss) && progress.updates > 0 && r.loss_not_finite_at < 0) {
+        r.loss_not_finite_at = first;  // the replicas' losses are summed by epoch: its first step
+        LogWarning("tact train: the loss is ", std::isnan(r.train_loss) ? "NaN" : "infinite", " in the epoch from step ", first,
+                   ": the run has diverged (a lower --lr may help)");
+      }
       if (r.stopped) break;
       if (opt.on_step) {
         opt.on_step(TrainProgress{end, total, opt.data.batch, static_cast<int>(first / per_epoch),
@@ -481,6 +487,11 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
                           }));
     if (done.recovery) continue;
     train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!std::isfinite(loss) && r.loss_not_finite_at < 0) {
+      r.loss_not_finite_at = step;
+      LogWarning("tact train: the loss is ", std::isnan(loss) ? "NaN" : "infinite", " at step ", step,
+                 ": the run has diverged (a lower --lr may help)");
+    }
     loss_sum += loss;
     ++epoch_steps;
     ++steps_run;

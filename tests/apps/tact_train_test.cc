@@ -48,6 +48,20 @@ TEST(TactTrainTest, PrintsOneJsonLineLast) {
   EXPECT_GT(j["images_per_sec"].get<double>(), 0);
 }
 
+TEST(TactTrainTest, ADivergedRunPrintsNanAndTheStep) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  Result r = RunTactTrain("--model mlp --lr 1e30 --max-steps 5 --train-limit 1000 --test-limit 100 --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("tact train: the loss is NaN at step "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; train loss nan (not finite from step "), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out.substr(r.out.rfind('{')), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_TRUE(j["loss_not_finite_at_step"].is_number_integer()) << r.out;
+  EXPECT_TRUE(j["train_loss"].is_null()) << r.out;
+}
+
 TEST(TactTrainTest, BadDeviceCountsExitOneNamingThePart) {
   for (const char* bad : {"cpu:x", "tpu:1", "cpu:1,cpu:2"}) {
     Result r = RunTactTrain(std::string("--max-steps 1 --devices ") + bad);

@@ -181,6 +181,27 @@ TEST(TrainerTest, ACnnStepRunsWithCheckNumerics) {
   EXPECT_TRUE(std::isfinite(r->train_loss));
 }
 
+// Too high a learning rate: the loss becomes NaN within a few steps, and
+// the result says from which step, where "not measured" was all it said.
+TEST(TrainerTest, ADivergedRunSaysFromWhichStepItsLossWasNotFinite) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  TrainOptions opt;
+  opt.data.train_limit = 1000;
+  opt.data.test_limit = 200;
+  opt.data.max_steps = 10;
+  StatusOr<TrainResult> fine = Train(opt);
+  ASSERT_TRUE(fine.ok()) << fine.status().ToString();
+  EXPECT_EQ(fine->loss_not_finite_at, -1);
+  EXPECT_TRUE(std::isfinite(fine->train_loss));
+  opt.model.learning_rate = 1e30;
+  StatusOr<TrainResult> diverged = Train(opt);
+  ASSERT_TRUE(diverged.ok()) << diverged.status().ToString();
+  EXPECT_GE(diverged->loss_not_finite_at, 1);  // step 0's loss is of the initial values
+  EXPECT_LE(diverged->loss_not_finite_at, 3);
+  EXPECT_TRUE(std::isnan(diverged->train_loss));
+  EXPECT_EQ(diverged->steps, 10);
+}
+
 // The accuracy claim, gated (the full run is scripts/accuracy.sh): the cnn,
 // with its defaults (Adam, dropout, batch 100), learns from 3,000 images in
 // two epochs to a stated accuracy on 1,000 test images. Measured 0.792 at
