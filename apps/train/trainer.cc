@@ -319,6 +319,9 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     return errors::InvalidArgument("--step-timeout must be >= 0 ms (0: none), got ",
                                    opt.cluster.step_timeout_ms);
   }
+  if (opt.cluster.intra_op_threads < 1) {
+    return errors::InvalidArgument("--threads must be at least 1, got ", opt.cluster.intra_op_threads);
+  }
   if (opt.supervision.chaos_faults < 0) {
     return errors::InvalidArgument("--chaos-faults must be >= 0, got ", opt.supervision.chaos_faults);
   }

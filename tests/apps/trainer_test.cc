@@ -281,6 +281,7 @@ TEST(TrainerTest, NegativeCountsAreRefusedNamingTheFlag) {
       {[](TrainOptions* o) { o->cluster.step_timeout_ms = -1; },
        "--step-timeout must be >= 0 ms (0: none), got -1"},
       {[](TrainOptions* o) { o->supervision.chaos_faults = -1; }, "--chaos-faults must be >= 0, got -1"},
+      {[](TrainOptions* o) { o->cluster.intra_op_threads = 0; }, "--threads must be at least 1, got 0"},
   };
   for (const Case& c : cases) {
     TrainOptions opt;
