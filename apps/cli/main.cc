@@ -6,6 +6,7 @@
 #include <string>
 
 #include "apps/cli/commands.h"
+#include "apps/cli/integer_flags.h"
 #include "graph/logging.h"
 
 int main(int argc, char** argv) {
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   tact::apps::AddWorkerCommand(app, run);
   tact::apps::AddCkptCommand(app, run);
   tact::apps::AddBenchCommand(app, run);
+  tact::apps::RefuseIntegersBeyond64Bits(&app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

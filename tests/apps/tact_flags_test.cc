@@ -57,5 +57,32 @@ TEST(TactFlagsTest, MoreComputeThreadsThanAProcessMayStartAreRefused) {
   }
 }
 
+// Text beyond 64 bits was read as the largest 64-bit value, silently: a
+// seed of 2^64 trained with seed 2^64 - 1.
+TEST(TactFlagsTest, IntegersBeyond64BitsAreRefusedNamingTheFlag) {
+  const struct {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"train --seed 18446744073709551616", "--seed: value 18446744073709551616 does not fit in a non-negative "
+                                            "64-bit integer"},
+      {"train --max-steps 9223372036854775808", "--max-steps: value 9223372036854775808 does not fit in a 64-bit "
+                                                "integer"},
+  };
+  for (const auto& c : cases) {
+    const std::string cmd = std::string(TACT_BINARY) + " " + c.args + " --data-dir /nonexistent 2>&1";
+    test::CommandResult r = test::RunCommand(cmd);
+    EXPECT_NE(r.status, 0) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << cmd << ": " << r.out;
+  }
+  // The largest values still fit.
+  const std::string largest = std::string(TACT_BINARY) +
+                              " train --seed 18446744073709551615 --max-steps 9223372036854775807 --data-dir "
+                              "/nonexistent 2>&1";
+  test::CommandResult r = test::RunCommand(largest);
+  EXPECT_EQ(r.out.find("does not fit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("/nonexistent"), std::string::npos) << r.out;  // refused for the data, not the flags
+}
+
 }  // namespace
 }  // namespace tact
