@@ -28,24 +28,32 @@ namespace tact {
 namespace {
 
 // What a graph may compute with; uint16 and the quantized types have few kernels.
-const DataType kTypes[] = {DT_FLOAT, DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT32, DT_INT64,  DT_BOOL,
-                           DT_HALF,  DT_BFLOAT16, DT_COMPLEX64, DT_COMPLEX128, DT_UINT8, DT_INT8,
-                           DT_INT16, DT_STRING};
+const DataType kTypes[] = {DT_FLOAT,      DT_FLOAT, DT_DOUBLE, DT_INT32,    DT_INT32,
+                           DT_INT64,      DT_BOOL,  DT_HALF,   DT_BFLOAT16, DT_COMPLEX64,
+                           DT_COMPLEX128, DT_UINT8, DT_INT8,   DT_INT16,    DT_STRING};
 
-// Ops left out, each for a reason a user's graph shares: a Dequeue or a
-// Read of an empty queue waits for an enqueue that no other Run makes (as in
-// TensorFlow), the checkpoint ops write files into the working directory,
-// and the runtime's own ops (a leading '_') are not for graph files.
+// Ops left out: a Dequeue or a Read of an empty queue waits, as in
+// TensorFlow, for an enqueue that no other Run makes, until the step's
+// timeout (each would add that timeout to the test; their ending is tested
+// in queue_session_test.cc); the checkpoint ops write files into the working
+// directory; the runtime's own ops (a leading '_') are not for graph files.
 bool LeftOut(const std::string& op) {
-  static const std::set<std::string> left_out = {
-      "QueueDequeue", "QueueDequeueMany", "QueueDequeueUpTo", "ReaderRead", "ReaderReadUpTo",
-      "SaveShard",    "RestoreShard",     "CommitCheckpoint"};
+  static const std::set<std::string> left_out = {"QueueDequeue", "QueueDequeueMany", "QueueDequeueUpTo",
+                                                 "ReaderRead",   "ReaderReadUpTo",   "SaveShard",
+                                                 "RestoreShard", "CommitCheckpoint"};
   return op.empty() || op[0] == '_' || left_out.count(op) > 0;
 }
 
 template <typename T>
 void FillNumbers(Tensor* t, std::mt19937* rng) {
-  static const double kValues[] = {0, 1, -1, 2, 3, 0.5, -7, 1e30,
+  static const double kValues[] = {0,
+                                   1,
+                                   -1,
+                                   2,
+                                   3,
+                                   0.5,
+                                   -7,
+                                   1e30,
                                    std::numeric_limits<double>::quiet_NaN(),
                                    std::numeric_limits<double>::infinity()};
   T* p = t->data<T>();
@@ -98,22 +106,47 @@ class RandomGraph {
   Tensor RandomTensor(DataType dtype) {
     Tensor t(dtype, TensorShape(RandomDims()));
     switch (dtype) {
-      case DT_FLOAT: FillNumbers<float>(&t, &rng_); break;
-      case DT_DOUBLE: FillNumbers<double>(&t, &rng_); break;
-      case DT_INT32: FillNumbers<int32_t>(&t, &rng_); break;
-      case DT_INT64: FillNumbers<int64_t>(&t, &rng_); break;
-      case DT_BOOL: FillNumbers<bool>(&t, &rng_); break;
-      case DT_HALF: FillNumbers<half>(&t, &rng_); break;
-      case DT_BFLOAT16: FillNumbers<bfloat16>(&t, &rng_); break;
-      case DT_COMPLEX64: FillNumbers<std::complex<float>>(&t, &rng_); break;
-      case DT_COMPLEX128: FillNumbers<std::complex<double>>(&t, &rng_); break;
-      case DT_UINT8: FillNumbers<uint8_t>(&t, &rng_); break;
-      case DT_INT8: FillNumbers<int8_t>(&t, &rng_); break;
-      case DT_INT16: FillNumbers<int16_t>(&t, &rng_); break;
+      case DT_FLOAT:
+        FillNumbers<float>(&t, &rng_);
+        break;
+      case DT_DOUBLE:
+        FillNumbers<double>(&t, &rng_);
+        break;
+      case DT_INT32:
+        FillNumbers<int32_t>(&t, &rng_);
+        break;
+      case DT_INT64:
+        FillNumbers<int64_t>(&t, &rng_);
+        break;
+      case DT_BOOL:
+        FillNumbers<bool>(&t, &rng_);
+        break;
+      case DT_HALF:
+        FillNumbers<half>(&t, &rng_);
+        break;
+      case DT_BFLOAT16:
+        FillNumbers<bfloat16>(&t, &rng_);
+        break;
+      case DT_COMPLEX64:
+        FillNumbers<std::complex<float>>(&t, &rng_);
+        break;
+      case DT_COMPLEX128:
+        FillNumbers<std::complex<double>>(&t, &rng_);
+        break;
+      case DT_UINT8:
+        FillNumbers<uint8_t>(&t, &rng_);
+        break;
+      case DT_INT8:
+        FillNumbers<int8_t>(&t, &rng_);
+        break;
+      case DT_INT16:
+        FillNumbers<int16_t>(&t, &rng_);
+        break;
       case DT_STRING:
         for (int64_t i = 0; i < t.NumElements(); ++i) t.data<std::string>()[i] = Choose({"", "a", "bc"});
         break;
-      default: break;
+      default:
+        break;
     }
     return t;
   }
@@ -166,24 +199,35 @@ class RandomGraph {
       if (v.kind() == AttrValue::Kind::kString) strings.push_back(v.s());
     }
     switch (a.kind) {
-      case AttrValue::Kind::kInt: return AttrValue::Int(Choose(ints));
-      case AttrValue::Kind::kFloat: return AttrValue::Float(Choose({0.0f, 0.5f, 1.0f, -1.0f, 1e30f}));
-      case AttrValue::Kind::kBool: return AttrValue::Bool(Chance(0.5));
-      case AttrValue::Kind::kString: return AttrValue::String(Choose(strings));
-      case AttrValue::Kind::kType: return AttrValue::Type(Choose(kTypes));
-      case AttrValue::Kind::kShape: return AttrValue::Shape(PartialTensorShape(RandomDims()));
-      case AttrValue::Kind::kTensor: return AttrValue::FromTensor(RandomTensor(Choose({DT_FLOAT, DT_INT32})));
+      case AttrValue::Kind::kInt:
+        return AttrValue::Int(Choose(ints));
+      case AttrValue::Kind::kFloat:
+        return AttrValue::Float(Choose({0.0f, 0.5f, 1.0f, -1.0f, 1e30f}));
+      case AttrValue::Kind::kBool:
+        return AttrValue::Bool(Chance(0.5));
+      case AttrValue::Kind::kString:
+        return AttrValue::String(Choose(strings));
+      case AttrValue::Kind::kType:
+        return AttrValue::Type(Choose(kTypes));
+      case AttrValue::Kind::kShape:
+        return AttrValue::Shape(PartialTensorShape(RandomDims()));
+      case AttrValue::Kind::kTensor:
+        return AttrValue::FromTensor(RandomTensor(Choose({DT_FLOAT, DT_INT32})));
       case AttrValue::Kind::kIntList: {
         std::vector<int64_t> v(Choose({0, 2, 4, 4, 4, 5}));
         for (int64_t& x : v) x = Choose({1, 2, 0, -1, 3});
         return AttrValue::IntList(v);
       }
-      case AttrValue::Kind::kFloatList: return AttrValue::FloatList({1.0f, -1.0f});
-      case AttrValue::Kind::kStringList: return AttrValue::StringList({"f0", "f1"});
-      case AttrValue::Kind::kTypeList: return AttrValue::TypeList({Choose(kTypes)});
+      case AttrValue::Kind::kFloatList:
+        return AttrValue::FloatList({1.0f, -1.0f});
+      case AttrValue::Kind::kStringList:
+        return AttrValue::StringList({"f0", "f1"});
+      case AttrValue::Kind::kTypeList:
+        return AttrValue::TypeList({Choose(kTypes)});
       case AttrValue::Kind::kShapeList:
         return AttrValue::ShapeList({PartialTensorShape(RandomDims())});
-      default: return AttrValue();
+      default:
+        return AttrValue();
     }
   }
 
@@ -219,7 +263,8 @@ class RandomGraph {
     for (const OpDef::ArgDef& arg : op.inputs) {
       for (DataType t : ArgTypes(arg, &n.attrs)) n.inputs.push_back(Source(t, arg.is_ref));
     }
-    if (Chance(0.05) && !outputs_.empty()) n.inputs.push_back("^" + ParseInputRef(Choose(outputs_).first)->node);
+    if (Chance(0.05) && !outputs_.empty())
+      n.inputs.push_back("^" + ParseInputRef(Choose(outputs_).first)->node);
     for (const OpDef::AttrDef& a : op.attrs) {
       if (n.attrs.count(a.name)) {
         if (Chance(0.03)) n.attrs[a.name] = ValueOf(a);  // now and then a wrong count or type
@@ -281,7 +326,9 @@ TEST(RandomGraphTest, EveryRunEndsWithValuesOrAClearErrorAndTheSessionGoesOn) {
     ASSERT_TRUE(session.ok());
     Status extended = (*session)->Extend(def);
     if (!extended.ok()) {
-      EXPECT_TRUE(NamesWhatIsWrong(extended.message())) << "seed " << seed << ": " << extended.ToString() << "\n" << text;
+      EXPECT_TRUE(NamesWhatIsWrong(extended.message()))
+          << "seed " << seed << ": " << extended.ToString() << "\n"
+          << text;
       ASSERT_TRUE((*session)->Extend(GraphDef{{probe}}).ok()) << "seed " << seed;
     } else {
       const std::vector<std::string> fetches = {random.last() + ":0"};
@@ -293,7 +340,8 @@ TEST(RandomGraphTest, EveryRunEndsWithValuesOrAClearErrorAndTheSessionGoesOn) {
         ++failed;
         EXPECT_NE(out.status().code(), Code::kDeadlineExceeded) << "seed " << seed << "\n" << text;
         EXPECT_TRUE(NamesWhatIsWrong(out.status().message()))
-            << "seed " << seed << ": " << out.status().ToString() << "\n" << text;
+            << "seed " << seed << ": " << out.status().ToString() << "\n"
+            << text;
       }
     }
     auto after = (*session)->Run({}, {"probe:0"}, {});
