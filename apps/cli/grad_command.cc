@@ -50,6 +50,12 @@ Status AddGradients(const GradFlags& f) {
   std::vector<Output> xs;
   for (const std::string& x : f.xs) {
     TACT_ASSIGN_OR_RETURN(Output o, FindTensor(*s.graph(), x, "--x"));
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (xs[i].node == o.node && xs[i].index == o.index) {
+        return errors::InvalidArgument("--x names ", o.node->name(), ":", o.index, " twice ('", f.xs[i],
+                                       "' and '", x, "')");
+      }
+    }
     xs.push_back(o);
   }
   if (xs.empty()) return errors::InvalidArgument("--x names no tensor");
