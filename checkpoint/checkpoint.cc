@@ -93,7 +93,8 @@ StatusOr<std::vector<std::unique_ptr<ShardReader>>> OpenShards(const std::string
       TACT_ASSIGN_OR_RETURN(const uint64_t actual, ExtentsChecksum(path, e.metadata_extents));
       if (actual != *e.metadata_checksum) {
         return errors::DataLoss("checkpoint shard file '", path, "' is damaged: its HDF5 metadata hashes to ",
-                                ChecksumHex(actual), ", the manifest says ", ChecksumHex(*e.metadata_checksum),
+                                ChecksumHex(actual), ", the manifest says ",
+                                ChecksumHex(*e.metadata_checksum),
                                 " (not opened: HDF5 can crash on damaged metadata)");
       }
     }

@@ -44,8 +44,8 @@ StatusOr<uint64_t> ExtentsChecksum(const std::string& path, const std::vector<By
       const ssize_t n = ::pread(fd, chunk.data(), want, e.offset + done);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
-        status = errors::DataLoss("cannot read bytes ", e.offset + done, "..", e.offset + e.length, " of '", path,
-                                  "': ", n < 0 ? std::strerror(errno) : "the file ends first");
+        status = errors::DataLoss("cannot read bytes ", e.offset + done, "..", e.offset + e.length, " of '",
+                                  path, "': ", n < 0 ? std::strerror(errno) : "the file ends first");
         break;
       }
       XXH3_64bits_update(state.get(), chunk.data(), static_cast<size_t>(n));

@@ -96,8 +96,9 @@ StatusOr<Manifest> ParseManifest(const std::string& text, const std::string& pat
         for (const nlohmann::json& x : s.at("metadata").at("extents")) {
           const ByteExtent extent{x.at(0).get<int64_t>(), x.at(1).get<int64_t>()};
           if (extent.offset < end || extent.length <= 0 || extent.length > e.bytes - extent.offset) {
-            return bad("metadata extent [" + std::to_string(extent.offset) + ", +" + std::to_string(extent.length) +
-                       ") of " + e.file + " is out of order or beyond its " + std::to_string(e.bytes) + " bytes");
+            return bad("metadata extent [" + std::to_string(extent.offset) + ", +" +
+                       std::to_string(extent.length) + ") of " + e.file + " is out of order or beyond its " +
+                       std::to_string(e.bytes) + " bytes");
           }
           end = extent.offset + extent.length;
           e.metadata_extents.push_back(extent);

@@ -395,10 +395,12 @@ StatusOr<std::vector<ByteExtent>> ShardReader::PlainDataExtents() const {
     if (offset == HADDR_UNDEF || bytes == 0) continue;
     out.push_back({static_cast<int64_t>(offset), static_cast<int64_t>(bytes)});
   }
-  std::sort(out.begin(), out.end(), [](const ByteExtent& a, const ByteExtent& b) { return a.offset < b.offset; });
+  std::sort(out.begin(), out.end(),
+            [](const ByteExtent& a, const ByteExtent& b) { return a.offset < b.offset; });
   for (size_t i = 1; i < out.size(); ++i) {
     if (out[i].offset < out[i - 1].offset + out[i - 1].length) {
-      return errors::DataLoss("checkpoint file '", path_, "': two variables' data overlap at byte ", out[i].offset);
+      return errors::DataLoss("checkpoint file '", path_, "': two variables' data overlap at byte ",
+                              out[i].offset);
     }
   }
   return out;

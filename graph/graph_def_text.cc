@@ -78,7 +78,8 @@ std::string WhereInText(const kj::Exception& e) {
   const size_t colon = description.find(": ", used);
   if (colon == std::string::npos || e.getLine() < 1) return description;
   const unsigned long long column = e.getLine() == 1 ? from + 1 : from;
-  return "line " + std::to_string(e.getLine()) + ", column " + std::to_string(column) + description.substr(colon);
+  return "line " + std::to_string(e.getLine()) + ", column " + std::to_string(column) +
+         description.substr(colon);
 }
 
 }  // namespace

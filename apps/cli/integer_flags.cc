@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <system_error>
+#include <type_traits>
 
 namespace tact::apps {
 namespace {
@@ -14,8 +15,7 @@ template <typename T>
 std::string Fits(const std::string& text) {
   T value;
   const char* first = text.data() + (text.size() > 1 && text[0] == '+' ? 1 : 0);
-  const auto [end, ec] = std::from_chars(first, text.data() + text.size(), value);
-  if (ec == std::errc::result_out_of_range) {
+  if (std::from_chars(first, text.data() + text.size(), value).ec == std::errc::result_out_of_range) {
     return "value " + text + " does not fit in a " + (std::is_signed_v<T> ? "" : "non-negative ") +
            "64-bit integer";
   }

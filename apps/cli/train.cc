@@ -73,6 +73,15 @@ std::string Measured(double v) {
   return buf;
 }
 
+// The train loss as Measured gives it, or for a diverged run "nan (not
+// finite from step 1 on: the run diverged)".
+std::string TrainLoss(const TrainResult& r) {
+  if (r.loss_not_finite_at < 0) return Measured(r.train_loss);
+  const char* value = std::isnan(r.train_loss) ? "nan" : r.train_loss > 0 ? "inf" : "-inf";
+  return std::string(value) + " (not finite from step " + std::to_string(r.loss_not_finite_at) +
+         " on: the run diverged)";
+}
+
 // The first stop signal, 0 before.
 std::atomic<int> stop_signal{0};
 
@@ -189,33 +198,29 @@ int RunTrain(TrainFlags flags) {
                  dir.empty() ? "no --checkpoint-dir, so nothing was saved"
                              : ("saved as checkpoint " + std::to_string(r->steps) + " in " + dir).c_str());
   }
-  const std::string loss = r->loss_not_finite_at >= 0
-                               ? std::string(std::isnan(r->train_loss) ? "nan" : r->train_loss > 0 ? "inf" : "-inf") +
-                                     " (not finite from step " +
-                                     std::to_string(r->loss_not_finite_at) + " on: the run diverged)"
-                               : Measured(r->train_loss);
   std::printf("%lld parameters; %lld steps; train loss %s; test accuracy %s; %.0f images/s\n",
-              static_cast<long long>(r->parameters), static_cast<long long>(r->steps), loss.c_str(),
+              static_cast<long long>(r->parameters), static_cast<long long>(r->steps), TrainLoss(*r).c_str(),
               Measured(r->test_accuracy).c_str(), r->images_per_sec);
   if (flags.json) {
-    nlohmann::json j = {{"model", opt.model.name},
-                        {"epochs", opt.data.epochs},
-                        {"steps", r->steps},
-                        {"stopped", r->stopped},
-                        {"batch", opt.data.batch},
-                        {"optimizer", opt.model.optimizer},
-                        {"learning_rate", opt.model.learning_rate},
-                        {"seed", opt.model.seed},
-                        {"threads", opt.cluster.intra_op_threads},
-                        {"test_accuracy", r->test_accuracy},
-                        {"train_loss", r->train_loss},
-                        {"loss_not_finite_at_step", r->loss_not_finite_at >= 0 ? nlohmann::json(r->loss_not_finite_at)
-                                                                               : nlohmann::json()},
-                        {"images_per_sec", r->images_per_sec},
-                        {"input", r->input},
-                        {"steps_sent_ahead", r->steps_sent_ahead},
-                        {"parameters", r->parameters},
-                        {"variables_fingerprint", r->variables_fingerprint}};
+    nlohmann::json j = {
+        {"model", opt.model.name},
+        {"epochs", opt.data.epochs},
+        {"steps", r->steps},
+        {"stopped", r->stopped},
+        {"batch", opt.data.batch},
+        {"optimizer", opt.model.optimizer},
+        {"learning_rate", opt.model.learning_rate},
+        {"seed", opt.model.seed},
+        {"threads", opt.cluster.intra_op_threads},
+        {"test_accuracy", r->test_accuracy},
+        {"train_loss", r->train_loss},
+        {"loss_not_finite_at_step",
+         r->loss_not_finite_at >= 0 ? nlohmann::json(r->loss_not_finite_at) : nlohmann::json()},
+        {"images_per_sec", r->images_per_sec},
+        {"input", r->input},
+        {"steps_sent_ahead", r->steps_sent_ahead},
+        {"parameters", r->parameters},
+        {"variables_fingerprint", r->variables_fingerprint}};
     if (!opt.supervision.checkpoint.dir.empty() || !opt.supervision.faults.empty()) {
       j["faults_injected"] = r->faults_injected;
       j["recoveries"] = r->recoveries;

@@ -11,12 +11,12 @@
 
 #include "actors/supervised_session.h"
 #include "actors/wire_auth.h"
+#include "apps/cluster/fault_plan.h"
+#include "apps/cluster/local_cluster.h"
 #include "apps/train/data/idx.h"
 #include "apps/train/input_pipeline.h"
-#include "apps/train/run_container.h"
-#include "apps/cluster/local_cluster.h"
-#include "apps/cluster/fault_plan.h"
 #include "apps/train/replicated_graph.h"
+#include "apps/train/run_container.h"
 #include "apps/train/train_graph.h"
 #include "graph/gradients/gradients.h"
 #include "graph/hex.h"
@@ -416,8 +416,8 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       if (progress.updates > 0) r.train_loss = progress.loss_sum / static_cast<double>(progress.updates);
       if (!std::isfinite(r.train_loss) && progress.updates > 0 && r.loss_not_finite_at < 0) {
         r.loss_not_finite_at = first;  // the replicas' losses are summed by epoch: its first step
-        LogWarning("tact train: the loss is ", std::isnan(r.train_loss) ? "NaN" : "infinite", " in the epoch from step ", first,
-                   ": the run has diverged (a lower --lr may help)");
+        LogWarning("tact train: the loss is ", std::isnan(r.train_loss) ? "NaN" : "infinite",
+                   " in the epoch from step ", first, ": the run has diverged (a lower --lr may help)");
       }
       if (r.stopped) break;
       if (opt.on_step) {

@@ -464,10 +464,10 @@ TEST(ControlFlowTest, MalformedFramesAreClearErrors) {
   for (const char* inside : {"e", "m"}) {
     auto fetched = session->Run({{"x", Tensor::Scalar<float>(1)}}, {inside}, {});
     ASSERT_FALSE(fetched.ok()) << inside;
-    EXPECT_NE(fetched.status().message().find("fetch '" + std::string(inside) + ":0' is a tensor of loop "
-                                              "frame 'f': only tensors of the root frame can be fetched"),
-              std::string::npos)
-        << fetched.status().ToString();
+    const std::string expected = "fetch '" + std::string(inside) +
+                                 ":0' is a tensor of loop frame 'f': only tensors of the root frame "
+                                 "can be fetched";
+    EXPECT_NE(fetched.status().message().find(expected), std::string::npos) << fetched.status().ToString();
   }
   auto fine = session->Run({{"x", Tensor::Scalar<float>(1)}}, {"fine"}, {});
   ASSERT_TRUE(fine.ok()) << fine.status().ToString();

@@ -64,10 +64,10 @@ TEST(TactFlagsTest, IntegersBeyond64BitsAreRefusedNamingTheFlag) {
     const char* args;
     const char* message;
   } cases[] = {
-      {"train --seed 18446744073709551616", "--seed: value 18446744073709551616 does not fit in a non-negative "
-                                            "64-bit integer"},
-      {"train --max-steps 9223372036854775808", "--max-steps: value 9223372036854775808 does not fit in a 64-bit "
-                                                "integer"},
+      {"train --seed 18446744073709551616",
+       "--seed: value 18446744073709551616 does not fit in a non-negative 64-bit integer"},
+      {"train --max-steps 9223372036854775808",
+       "--max-steps: value 9223372036854775808 does not fit in a 64-bit integer"},
   };
   for (const auto& c : cases) {
     const std::string cmd = std::string(TACT_BINARY) + " " + c.args + " --data-dir /nonexistent 2>&1";

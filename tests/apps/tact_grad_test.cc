@@ -79,7 +79,8 @@ TEST_F(TactGradTest, ANameNotInTheGraphIsAnErrorNamingIt) {
   EXPECT_NE(File("err.txt").find("missing.txt"), std::string::npos) << File("err.txt");
   // The same tensor twice was "node 'grad/y/x0_0' is defined twice".
   EXPECT_EQ(Tact("grad --graph " + d + "/g.txt --y y:0 --x x0:0,x0 --out " + d + "/gg.txt"), 1);
-  EXPECT_NE(File("err.txt").find("--x names x0:0 twice ('x0:0' and 'x0')"), std::string::npos) << File("err.txt");
+  EXPECT_NE(File("err.txt").find("--x names x0:0 twice ('x0:0' and 'x0')"), std::string::npos)
+      << File("err.txt");
 }
 
 // An --out that cannot be written: exit 1 naming the file, and no line

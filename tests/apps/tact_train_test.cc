@@ -351,8 +351,9 @@ TEST(TactTrainTest, AResumeOnADamagedCheckpointPassesOverItSayingSo) {
   }
   const std::string dir = ::testing::TempDir() + "/tact_ckpt_damaged_" + std::to_string(getpid());
   std::filesystem::remove_all(dir);
-  const std::string flags = " --model mlp --train-limit 1000 --test-limit 100 --checkpoint-every-steps 5 --json"
-                            " --checkpoint-dir " + dir;
+  const std::string flags =
+      " --model mlp --train-limit 1000 --test-limit 100 --json --checkpoint-every-steps 5 --checkpoint-dir " +
+      dir;
   Result first = RunTactTrain("--max-steps 5" + flags);
   ASSERT_EQ(first.status, 0) << first.out;
   {
@@ -367,13 +368,16 @@ TEST(TactTrainTest, AResumeOnADamagedCheckpointPassesOverItSayingSo) {
   }
   Result resumed = RunTactTrain("--max-steps 10" + flags);
   EXPECT_EQ(resumed.status, 0) << resumed.out;
-  EXPECT_NE(resumed.out.find("tact: passed over a damaged checkpoint in " + dir + " (DataLoss: checkpoint shard "
-                             "file '" + dir + "/ckpt-5.shard-0-of-1.h5' is damaged: its HDF5 metadata"),
+  const std::string shard = dir + "/ckpt-5.shard-0-of-1.h5";
+  EXPECT_NE(resumed.out.find("tact: passed over a damaged checkpoint in " + dir +
+                             " (DataLoss: checkpoint shard file '" + shard +
+                             "' is damaged: its HDF5 metadata"),
             std::string::npos)
       << resumed.out;
   EXPECT_NE(resumed.out.find("resuming from step 0"), std::string::npos) << resumed.out;
   // Step 5 was trained again and saved over the damaged one.
-  test::CommandResult verify = test::RunCommand(std::string(TACT_BINARY) + " ckpt verify " + dir + " --step 5 2>&1");
+  test::CommandResult verify =
+      test::RunCommand(std::string(TACT_BINARY) + " ckpt verify " + dir + " --step 5 2>&1");
   EXPECT_EQ(verify.status, 0) << verify.out;
   std::filesystem::remove_all(dir);
 }

@@ -202,7 +202,8 @@ TEST_F(CorruptionTest, MetadataExtentsBeyondTheFileOrOutOfOrderAreADamagedManife
     std::ofstream(path, std::ios::trunc) << j.dump(1);
     Status s = ReadCheckpoint(dir(), 20, SpecsOf(DenseModel(0))).status();
     EXPECT_EQ(s.code(), Code::kDataLoss) << extents.dump();
-    EXPECT_TRUE(Contains(s, "checkpoint manifest '" + path + "' is damaged: metadata extent")) << s.ToString();
+    EXPECT_TRUE(Contains(s, "checkpoint manifest '" + path + "' is damaged: metadata extent"))
+        << s.ToString();
     EXPECT_EQ(*LatestGoodCheckpoint(dir(), SpecsOf(DenseModel(0))), 10);
   }
 }
