@@ -3,8 +3,9 @@
 // of the right kinds with values from the edges (0, -1, 2^40, empty lists,
 // bad strings), constants with NaN, infinity and odd shapes. Whatever the
 // graph, its Run ends, with values or with an error that names what is
-// wrong, and the session runs the next step. Before this test two such
-// graphs waited forever and one allocated until the process was killed.
+// wrong, and the session runs the next step; its text and binary forms give
+// it back whole. Before this test two such graphs waited forever and one
+// allocated until the process was killed.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "actors/session.h"
+#include "graph/graph_def_codec.h"
 #include "graph/graph_def_text.h"
 #include "graph/node_properties.h"
 #include "graph/op_registry.h"
@@ -319,7 +321,17 @@ TEST(RandomGraphTest, EveryRunEndsWithValuesOrAClearErrorAndTheSessionGoesOn) {
     probe.attrs["value"] = AttrValue::FromTensor(Tensor::Scalar<int32_t>(42));
     def.nodes.push_back(probe);
     StatusOr<std::string> printed = GraphDefToText(def);
-    const std::string text = printed.ok() ? *printed : printed.status().ToString();
+    ASSERT_TRUE(printed.ok()) << "seed " << seed << ": " << printed.status().ToString();
+    const std::string text = *printed;
+    // As a file holds it, text or binary, the graph comes back whole.
+    StatusOr<GraphDef> from_text = GraphDefFromText(text);
+    ASSERT_TRUE(from_text.ok()) << "seed " << seed << ": " << from_text.status().ToString() << "\n" << text;
+    EXPECT_TRUE(*from_text == def) << "seed " << seed << "\n" << text;
+    StatusOr<std::string> bytes = SerializeGraphDef(def);
+    ASSERT_TRUE(bytes.ok()) << "seed " << seed << ": " << bytes.status().ToString();
+    StatusOr<GraphDef> from_bytes = ParseGraphDef(*bytes);
+    ASSERT_TRUE(from_bytes.ok()) << "seed " << seed << ": " << from_bytes.status().ToString();
+    EXPECT_TRUE(*from_bytes == def) << "seed " << seed << "\n" << text;
     SessionOptions options;
     options.operation_timeout_ms = 20000;  // a hang fails the test instead of stopping it
     auto session = Session::Create(options);
