@@ -1,5 +1,6 @@
 #include "graph/npy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -100,48 +101,87 @@ std::string Strip(std::string s) {
 
 }  // namespace
 
-StatusOr<Tensor> ParseNpy(const std::string& bytes, const std::string& what) {
+namespace {
+
+// What a .npy header says, and where the data begins.
+struct NpyLayout {
+  DataType dtype = DT_INVALID;
+  TensorShape shape;
+  size_t data_offset = 0;
+  uint64_t data_bytes = 0;  // what the shape and dtype need
+};
+
+// Where the header's text starts and how long it is, from the file's first
+// 12 bytes (10 for version 1).
+struct HeaderSpan {
+  size_t offset = 0, length = 0;
+  size_t end() const { return offset + length; }
+};
+StatusOr<HeaderSpan> ParseHeaderSpan(const std::string& bytes, const std::string& what) {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, 6) != 0) {
     return errors::InvalidArgument(what, ": not a .npy file (bad magic)");
   }
   const int major = static_cast<unsigned char>(bytes[6]);
-  size_t header_len, offset;
+  HeaderSpan span;
   if (major == 1) {
-    header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
-    offset = 10;
+    span.length = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+    span.offset = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) return errors::DataLoss(what, ": truncated header");
-    header_len = 0;
-    for (int i = 0; i < 4; ++i) header_len |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
-    offset = 12;
+    for (int i = 0; i < 4; ++i) span.length |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    span.offset = 12;
   } else {
     return errors::InvalidArgument(what, ": unsupported .npy version ", major);
   }
+  return span;
+}
+
+// The layout from the file's bytes up to the end of its header at least
+// (the whole file will do).
+StatusOr<NpyLayout> ParseLayout(const std::string& bytes, const std::string& what) {
+  TACT_ASSIGN_OR_RETURN(const HeaderSpan span, ParseHeaderSpan(bytes, what));
+  const size_t offset = span.offset, header_len = span.length;
   if (header_len > bytes.size() - offset) return errors::DataLoss(what, ": truncated header");
   const std::string header = bytes.substr(offset, header_len);
   TACT_ASSIGN_OR_RETURN(std::string descr, DictValue(header, "descr", what));
   TACT_ASSIGN_OR_RETURN(std::string fortran, DictValue(header, "fortran_order", what));
   TACT_ASSIGN_OR_RETURN(std::string shape_text, DictValue(header, "shape", what));
-  TACT_ASSIGN_OR_RETURN(DataType dtype, DtypeFromDescr(Strip(descr), what));
+  NpyLayout layout;
+  TACT_ASSIGN_OR_RETURN(layout.dtype, DtypeFromDescr(Strip(descr), what));
   if (Strip(fortran) != "False") {
     return errors::InvalidArgument(what, ": Fortran-order arrays are not supported");
   }
-  TACT_ASSIGN_OR_RETURN(TensorShape shape, ParseShapeTuple(shape_text, what));
-  const size_t data_offset = offset + header_len;
-  const size_t elem = DataTypeSize(dtype);
-  const uint64_t n = static_cast<uint64_t>(shape.num_elements());
-  const size_t have = bytes.size() - data_offset;
-  if (n > have / elem || n * elem != have) {
-    return errors::DataLoss(what, ": shape ", shape.DebugString(), " of ", DataTypeString(dtype),
-                            " needs ", n * elem, " bytes of data, the file has ", have);
+  TACT_ASSIGN_OR_RETURN(layout.shape, ParseShapeTuple(shape_text, what));
+  layout.data_offset = offset + header_len;
+  layout.data_bytes = static_cast<uint64_t>(layout.shape.num_elements()) * DataTypeSize(layout.dtype);
+  return layout;
+}
+
+// DataLoss unless `have` bytes of data are what the layout needs.
+Status CheckDataSize(const NpyLayout& layout, uint64_t have, const std::string& what) {
+  const uint64_t n = static_cast<uint64_t>(layout.shape.num_elements());
+  if (n > have / DataTypeSize(layout.dtype) || layout.data_bytes != have) {
+    return errors::DataLoss(what, ": shape ", layout.shape.DebugString(), " of ", DataTypeString(layout.dtype),
+                            " needs ", layout.data_bytes, " bytes of data, the file has ", have);
   }
-  TACT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), dtype, shape));
-  if (have > 0) std::memcpy(t.raw_data(), bytes.data() + data_offset, have);
-  if (dtype == DT_BOOL) {
-    // Any byte other than 0 or 1 would be an invalid C++ bool.
-    uint8_t* p = static_cast<uint8_t*>(t.raw_data());
-    for (uint64_t i = 0; i < n; ++i) p[i] = p[i] != 0;
-  }
+  return Status::OK();
+}
+
+// Any byte other than 0 or 1 would be an invalid C++ bool.
+void NormalizeBools(Tensor* t) {
+  if (t->dtype() != DT_BOOL) return;
+  uint8_t* p = static_cast<uint8_t*>(t->raw_data());
+  for (int64_t i = 0; i < t->NumElements(); ++i) p[i] = p[i] != 0;
+}
+
+}  // namespace
+
+StatusOr<Tensor> ParseNpy(const std::string& bytes, const std::string& what) {
+  TACT_ASSIGN_OR_RETURN(const NpyLayout layout, ParseLayout(bytes, what));
+  TACT_RETURN_IF_ERROR(CheckDataSize(layout, bytes.size() - layout.data_offset, what));
+  TACT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), layout.dtype, layout.shape));
+  if (layout.data_bytes > 0) std::memcpy(t.raw_data(), bytes.data() + layout.data_offset, layout.data_bytes);
+  NormalizeBools(&t);
   return t;
 }
 
@@ -178,12 +218,31 @@ StatusOr<std::string> SerializeNpy(const Tensor& t) {
   return out;
 }
 
+// The data comes from the file straight into the tensor: reading the
+// file into a string first held a feed three times in memory.
 StatusOr<Tensor> ReadNpyFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (!f) return errors::NotFound("cannot open '", path, "'");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ParseNpy(ss.str(), "'" + path + "'");
+  const std::string what = "'" + path + "'";
+  const uint64_t size = static_cast<uint64_t>(f.tellg());
+  // The first 12 bytes say how long the header is; then the bytes up to its
+  // end, as many as the file has.
+  auto read_head = [&](uint64_t bytes) {
+    std::string head(static_cast<size_t>(std::min(size, bytes)), '\0');
+    f.seekg(0);
+    f.read(head.data(), static_cast<std::streamsize>(head.size()));
+    return head;
+  };
+  TACT_ASSIGN_OR_RETURN(const HeaderSpan span, ParseHeaderSpan(read_head(12), what));
+  const std::string preamble = read_head(span.end());
+  if (!f) return errors::DataLoss("reading ", what, " failed");
+  TACT_ASSIGN_OR_RETURN(const NpyLayout layout, ParseLayout(preamble, what));
+  TACT_RETURN_IF_ERROR(CheckDataSize(layout, size - layout.data_offset, what));
+  TACT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), layout.dtype, layout.shape));
+  f.read(static_cast<char*>(t.raw_data()), static_cast<std::streamsize>(layout.data_bytes));
+  if (!f) return errors::DataLoss("reading the data of ", what, " failed");
+  NormalizeBools(&t);
+  return t;
 }
 
 // The data goes to the file straight from the tensor: a copy of a 4 GiB
