@@ -99,10 +99,6 @@ std::string Strip(std::string s) {
   return b == std::string::npos ? "" : s.substr(b);
 }
 
-}  // namespace
-
-namespace {
-
 // What a .npy header says, and where the data begins.
 struct NpyLayout {
   DataType dtype = DT_INVALID;
@@ -117,6 +113,7 @@ struct HeaderSpan {
   size_t offset = 0, length = 0;
   size_t end() const { return offset + length; }
 };
+
 StatusOr<HeaderSpan> ParseHeaderSpan(const std::string& bytes, const std::string& what) {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, 6) != 0) {
     return errors::InvalidArgument(what, ": not a .npy file (bad magic)");
@@ -128,7 +125,9 @@ StatusOr<HeaderSpan> ParseHeaderSpan(const std::string& bytes, const std::string
     span.offset = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) return errors::DataLoss(what, ": truncated header");
-    for (int i = 0; i < 4; ++i) span.length |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    for (int i = 0; i < 4; ++i) {
+      span.length |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    }
     span.offset = 12;
   } else {
     return errors::InvalidArgument(what, ": unsupported .npy version ", major);
@@ -161,8 +160,9 @@ StatusOr<NpyLayout> ParseLayout(const std::string& bytes, const std::string& wha
 Status CheckDataSize(const NpyLayout& layout, uint64_t have, const std::string& what) {
   const uint64_t n = static_cast<uint64_t>(layout.shape.num_elements());
   if (n > have / DataTypeSize(layout.dtype) || layout.data_bytes != have) {
-    return errors::DataLoss(what, ": shape ", layout.shape.DebugString(), " of ", DataTypeString(layout.dtype),
-                            " needs ", layout.data_bytes, " bytes of data, the file has ", have);
+    return errors::DataLoss(what, ": shape ", layout.shape.DebugString(), " of ",
+                            DataTypeString(layout.dtype), " needs ", layout.data_bytes,
+                            " bytes of data, the file has ", have);
   }
   return Status::OK();
 }
