@@ -21,10 +21,14 @@ std::shared_ptr<ResourceBase> ResourceFromRef(const Tensor& t);
 // if `t` is not a reference to one.
 template <typename T>
 StatusOr<std::shared_ptr<T>> ResourceFromRefAs(const Tensor& t, const char* kind) {
-  auto typed = std::dynamic_pointer_cast<T>(ResourceFromRef(t));
+  std::shared_ptr<ResourceBase> resource = ResourceFromRef(t);
+  auto typed = std::dynamic_pointer_cast<T>(resource);
   if (typed == nullptr) {
-    return errors::InvalidArgument("expected a reference to ", kind, ", got a ", DataTypeString(t.dtype()),
-                                   " tensor");
+    // What it is instead: a queue fetched as if it were a variable said only
+    // "a resource tensor".
+    return errors::InvalidArgument("expected a reference to ", kind, ", got ",
+                                   resource != nullptr ? "a reference to " + resource->DebugString()
+                                                       : "a " + DataTypeString(t.dtype()) + " tensor");
   }
   return typed;
 }

@@ -95,6 +95,21 @@ TEST_F(QueueSessionTest, AClosedQueueDrainsThenEndsTheInputWithOutOfRangeNamingT
   EXPECT_EQ(late.code(), Code::kCancelled) << late.ToString();
 }
 
+// A queue's handle is no value to fetch: the error says what it holds, where
+// it said "got a resource tensor"; the session goes on.
+TEST_F(QueueSessionTest, FetchingTheQueueItselfSaysItIsAQueue) {
+  auto s = Open(QueueGraph(container_));
+  auto handle = s->Run({}, {"q:0"}, {});
+  ASSERT_FALSE(handle.ok());
+  EXPECT_NE(handle.status().message().find("expected a reference to a variable, got a reference to FIFOQueue"),
+            std::string::npos)
+      << handle.status().ToString();
+  ASSERT_TRUE(Enqueue(*s, 5).ok());
+  auto size = s->Run({}, {"size:0"}, {});
+  ASSERT_TRUE(size.ok()) << size.status().ToString();
+  EXPECT_EQ((*size)[0].scalar<int32_t>(), 1);
+}
+
 TEST_F(QueueSessionTest, AStepWaitingOnAnEmptyQueueEndsAtItsTimeoutAndTheSessionGoesOn) {
   SessionOptions o;
   o.operation_timeout_ms = 200;
