@@ -101,9 +101,8 @@ TEST_F(QueueSessionTest, FetchingTheQueueItselfSaysItIsAQueue) {
   auto s = Open(QueueGraph(container_));
   auto handle = s->Run({}, {"q:0"}, {});
   ASSERT_FALSE(handle.ok());
-  EXPECT_NE(handle.status().message().find("expected a reference to a variable, got a reference to FIFOQueue"),
-            std::string::npos)
-      << handle.status().ToString();
+  const std::string expected = "expected a reference to a variable, got a reference to FIFOQueue";
+  EXPECT_NE(handle.status().message().find(expected), std::string::npos) << handle.status().ToString();
   ASSERT_TRUE(Enqueue(*s, 5).ok());
   auto size = s->Run({}, {"size:0"}, {});
   ASSERT_TRUE(size.ok()) << size.status().ToString();
