@@ -303,6 +303,15 @@ Status AsyncLoop(Session& session, const ReplicatedTrainGraph& g, Batcher* batch
   return error;
 }
 
+// Records and warns of the first step whose loss is not finite; `where`
+// ("at step") says what the step is.
+void NoteLoss(double loss, const char* where, int64_t step, TrainResult* r) {
+  if (std::isfinite(loss) || r->loss_not_finite_at >= 0) return;
+  r->loss_not_finite_at = step;
+  LogWarning("tact train: the loss is ", std::isnan(loss) ? "NaN" : "infinite", " ", where, " ", step,
+             ": the run has diverged (a lower --lr may help)");
+}
+
 }  // namespace
 
 StatusOr<TrainResult> Train(const TrainOptions& opt) {
@@ -414,11 +423,8 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       r.tower_updates.resize(g.towers.size());
       for (size_t k = 0; k < g.towers.size(); ++k) r.tower_updates[k] += progress.per_tower[k];
       if (progress.updates > 0) r.train_loss = progress.loss_sum / static_cast<double>(progress.updates);
-      if (!std::isfinite(r.train_loss) && progress.updates > 0 && r.loss_not_finite_at < 0) {
-        r.loss_not_finite_at = first;  // the replicas' losses are summed by epoch: its first step
-        LogWarning("tact train: the loss is ", std::isnan(r.train_loss) ? "NaN" : "infinite",
-                   " in the epoch from step ", first, ": the run has diverged (a lower --lr may help)");
-      }
+      // The replicas' losses are summed by epoch: the epoch's first step is named.
+      if (progress.updates > 0) NoteLoss(r.train_loss, "in the epoch from step", first, &r);
       if (r.stopped) break;
       if (opt.on_step) {
         opt.on_step(TrainProgress{end, total, opt.data.batch, static_cast<int>(first / per_epoch),
@@ -490,11 +496,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
                           }));
     if (done.recovery) continue;
     train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!std::isfinite(loss) && r.loss_not_finite_at < 0) {
-      r.loss_not_finite_at = step;
-      LogWarning("tact train: the loss is ", std::isnan(loss) ? "NaN" : "infinite", " at step ", step,
-                 ": the run has diverged (a lower --lr may help)");
-    }
+    NoteLoss(loss, "at step", step, &r);
     loss_sum += loss;
     ++epoch_steps;
     ++steps_run;
