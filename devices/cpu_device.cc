@@ -11,10 +11,8 @@ class CpuDevice final : public Device {
  public:
   CpuDevice(const std::string& name, int num_threads, Allocator* allocator)
       : Device(name, DEVICE_CPU),
-        // Leaked on purpose: a fetched tensor may outlive the device, and its
-        // buffer must still find a live allocator to return to. The cost is
-        // one small object per device ever created.
-        allocator_(allocator ? allocator : NewCpuAllocator().release()),
+        own_allocator_(allocator ? nullptr : NewCpuAllocator()),
+        allocator_(allocator ? allocator : own_allocator_.get()),
         num_threads_(num_threads < 1 ? 1 : num_threads),
         pool_(num_threads_),
         eigen_(&pool_, num_threads_),
@@ -26,6 +24,10 @@ class CpuDevice final : public Device {
   void Schedule(std::function<void()> fn) override { inter_op_.Schedule(std::move(fn)); }
 
  private:
+  // First, so that it is let go last, after the pools whose threads
+  // allocate. A tensor fetched from the device may outlive it: the
+  // allocator lives on until that tensor is gone (Allocator::Release).
+  std::unique_ptr<Allocator, Allocator::Release> own_allocator_;
   Allocator* allocator_;
   int num_threads_;
   ComputePool pool_;

@@ -23,6 +23,7 @@ void RaiseTo(std::atomic<int64_t>& target, int64_t value) {
 void* Allocator::Allocate(size_t bytes) {
   void* p = AllocateRaw(bytes);
   if (p == nullptr) return nullptr;
+  holds_.fetch_add(1, std::memory_order_relaxed);
   num_allocs_.fetch_add(1, std::memory_order_relaxed);
   const int64_t b = static_cast<int64_t>(bytes);
   const int64_t now = bytes_in_use_.fetch_add(b, std::memory_order_relaxed) + b;
@@ -35,6 +36,17 @@ void Allocator::Deallocate(void* ptr, size_t bytes) {
   if (ptr == nullptr) return;
   DeallocateRaw(ptr, bytes);
   bytes_in_use_.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
+  DropHold();  // the last use of `this`: it may delete the allocator
+}
+
+// Release ordering makes each buffer's last use of the allocator happen
+// before the deletion by whoever drops the last hold.
+void Allocator::DropHold() {
+  if (holds_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+void Allocator::Release::operator()(Allocator* allocator) const {
+  if (allocator != nullptr) allocator->DropHold();
 }
 
 AllocatorStats Allocator::GetStats() const {
@@ -209,6 +221,8 @@ Allocator* CpuAllocator() {
   return kAllocator;
 }
 
-std::unique_ptr<Allocator> NewCpuAllocator() { return std::make_unique<HostAllocator>(); }
+std::unique_ptr<Allocator, Allocator::Release> NewCpuAllocator() {
+  return std::unique_ptr<Allocator, Allocator::Release>(new HostAllocator());
+}
 
 }  // namespace tact

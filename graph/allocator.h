@@ -40,6 +40,14 @@ class Allocator {
   // peak of one step.
   void ResetPeak();
 
+  // The deleter of an allocator that tensors may outlive (a device's own: a
+  // tensor fetched from a session outlives the session's devices). It gives
+  // up the owner's hold; the allocator deletes itself once the last buffer
+  // allocated from it is deallocated, at once if none is alive.
+  struct Release {
+    void operator()(Allocator* allocator) const;
+  };
+
  protected:
   virtual void* AllocateRaw(size_t bytes) = 0;
   virtual void DeallocateRaw(void* ptr, size_t bytes) = 0;
@@ -49,15 +57,19 @@ class Allocator {
   std::atomic<int64_t> bytes_in_use_{0};
   std::atomic<int64_t> peak_{0};
   std::atomic<int64_t> largest_{0};
+  // The owner's hold (until Release) plus one per buffer not yet given back.
+  std::atomic<int64_t> holds_{1};
+
+  void DropHold();
 };
 
 // The process-wide host-memory allocator (aligned operator new). Never null,
 // never destroyed.
 Allocator* CpuAllocator();
 // A new host-memory allocator with counters of its own (one per device, so
-// each device's bytes in use can be read apart). It must outlive every
-// tensor allocated from it.
-std::unique_ptr<Allocator> NewCpuAllocator();
+// each device's bytes in use can be read apart). It lives on after its
+// owner lets go, until the last tensor allocated from it is gone.
+std::unique_ptr<Allocator, Allocator::Release> NewCpuAllocator();
 
 // Rounds up to a multiple of Allocator::kAlignment (at least one unit).
 size_t AllocationSize(size_t bytes);
