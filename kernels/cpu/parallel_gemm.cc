@@ -39,19 +39,40 @@ constexpr int64_t kSeatedMacs = int64_t{1} << 30;
 
 Seats SeatsFor(int64_t macs) { return macs >= kSeatedMacs ? Seats::kDeviceThreads : Seats::kEveryThread; }
 
-// The block size along a dimension of `len` for a product of `macs` on a
-// device of `threads`. A seated product takes one block per thread: each
-// block packs the whole other operand again, and at n = 2048 on two
-// threads four blocks ran at 0.88-0.90 of a direct sgemm where two ran at
-// 0.95-0.97 (session 19); its blocks are long enough that balance comes
-// from the kernel's scheduler, not from spare blocks.
-int64_t BlockSize(int64_t len, int64_t macs, int threads) {
-  const int64_t by_work = std::max<int64_t>(macs / kMinBlockMacs, 1);
-  const int64_t most = macs >= kSeatedMacs ? std::max(threads, 1) : kMaxBlocks;
-  const int64_t blocks = std::min(most, by_work);
+// The block size along a dimension of `len` for a product of `macs`,
+// whatever the thread count.
+int64_t BlockSize(int64_t len, int64_t macs) {
+  const int64_t blocks = std::min(kMaxBlocks, std::max<int64_t>(macs / kMinBlockMacs, 1));
   int64_t size = (len + blocks - 1) / blocks;
   size = (size + kAlign - 1) / kAlign * kAlign;
   return std::min(len, std::max(size, kMinBlock));
+}
+
+// A seated product takes one block of rows per thread: each block packs the
+// whole other operand again, and at n = 2048 on two threads four blocks ran
+// at 0.88-0.90 of a direct sgemm where two ran at 0.95-0.97 (session 19);
+// its blocks are long enough that balance comes from the kernel's
+// scheduler, not from spare blocks.
+//
+// Those blocks depend on the thread count, so where they start must not
+// change an element's bits. OpenBLAS's AVX2 sgemm (its Haswell kernels,
+// which Zen runs too, and which OPENBLAS_CORETYPE=Haswell picks here)
+// computes a row of C otherwise when a block's rows are not a multiple of
+// 48, and any element otherwise when the columns are split at all; its
+// AVX-512 sgemm and every dgemm, cgemm and zgemm keep their bits for any
+// split (measured with direct cblas calls). So seated blocks are rows in
+// multiples of kSeatedRows, and a product too short for two of them takes
+// the partition above, which depends on m, n and k only. (The blocks are
+// then up to 47 rows apart: 3% of the rows at m = 1024 on two threads.)
+constexpr int64_t kSeatedRows = 48;
+
+// Rows per block of a seated product on `threads`, or 0 if it has too few
+// rows to be seated by rows.
+int64_t SeatedBlockRows(int64_t m, int threads) {
+  if (m < 2 * kSeatedRows) return 0;
+  const int64_t blocks = std::max(threads, 1);
+  const int64_t size = ((m + blocks - 1) / blocks + kSeatedRows - 1) / kSeatedRows * kSeatedRows;
+  return std::min(m, size);
 }
 
 }  // namespace
@@ -63,9 +84,9 @@ void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, i
   const int64_t lda = trans_a ? m : k;
   const int64_t ldb = trans_b ? k : n;
   const int64_t macs = m * n * k;
-  const int threads = ctx->device()->num_threads();
-  if (m >= n) {
-    const int64_t bm = BlockSize(m, macs, threads);
+  const int64_t seated_rows = macs >= kSeatedMacs ? SeatedBlockRows(m, ctx->device()->num_threads()) : 0;
+  if (seated_rows > 0 || m >= n) {
+    const int64_t bm = seated_rows > 0 ? seated_rows : BlockSize(m, macs);
     const int64_t blocks = (m + bm - 1) / bm;
     RunBlocks(ctx, blocks, SeatsFor(macs), [&](int64_t i) {
       const int64_t r0 = i * bm, rows = std::min(bm, m - r0);
@@ -75,7 +96,7 @@ void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, i
                      conjugate);
     });
   } else {
-    const int64_t bn = BlockSize(n, macs, threads);
+    const int64_t bn = BlockSize(n, macs);
     const int64_t blocks = (n + bn - 1) / bn;
     RunBlocks(ctx, blocks, SeatsFor(macs), [&](int64_t j) {
       const int64_t c0 = j * bn, cols = std::min(bn, n - c0);

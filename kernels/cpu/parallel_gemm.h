@@ -5,10 +5,11 @@
 //
 //   ParallelGemm<float>(ctx, false, false, m, n, k, 1.0f, a, b, 0.0f, c);
 //
-// The blocks depend only on m, n and k, never on the thread count, and each
-// element of C is computed by exactly one call, so the result's bits do not
-// depend on the number of threads. Small products are one call on the
-// calling thread.
+// Each element of C is computed by exactly one call, and the blocks depend
+// only on m, n and k, except for the largest products, whose blocks of rows
+// (one per thread) start where no OpenBLAS kernel computes a row otherwise
+// (parallel_gemm.cc): the result's bits do not depend on the number of
+// threads. Small products are one call on the calling thread.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,13 @@
 // MatMul and BatchMatMul against naive triple loops in double.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -69,29 +74,69 @@ TEST(MatMulTest, BlockedProductsMatchNaiveLoopsAndNotTheThreads) {
   }
 }
 
-// From 2^32 multiply-adds a product is cut into one block per device
-// thread (fewer, larger blocks than below): its bits still do not depend
-// on the threads, and sampled elements match a naive dot product.
-TEST(MatMulTest, AProductOfFourBillionMultiplyAddsKeepsItsBitsOnAnyThreadCount) {
-  const int64_t m = 2048, n = 1024, k = 2048;  // 2^32 multiply-adds: tall, so blocks of rows
-  Tensor a = test::Random<float>(TensorShape({m, k}), 5);
-  Tensor b = test::Random<float>(TensorShape({k, n}), 6);
-  auto one = test::RunOp("MatMul", {a, b}, MatMulAttrs(false, false), 1);
-  ASSERT_TRUE(one.ok()) << one.status().ToString();
-  for (int threads : {2, 3}) {
-    auto many = test::RunOp("MatMul", {a, b}, MatMulAttrs(false, false), threads);
-    ASSERT_TRUE(many.ok()) << many.status().ToString();
-    EXPECT_TRUE((*one)[0].BitwiseEqual((*many)[0])) << threads << " threads";
+// From 2^30 multiply-adds a product is cut into one block of rows per
+// device thread (fewer, larger blocks than below): its bits still do not
+// depend on the threads, and sampled elements match a naive dot product.
+// Tall, wide and short (too few rows for a block per thread) products, on
+// 1, 2 and 3 threads: 3 threads cut 2048 rows where OpenBLAS's AVX2 sgemm
+// computed rows otherwise before the blocks were aligned.
+TEST(MatMulTest, TheLargestProductsKeepTheirBitsOnAnyThreadCount) {
+  const int64_t shapes[][3] = {{2048, 1024, 2048}, {1024, 2048, 2048}, {256, 4096, 1024}};
+  for (const auto& [m, n, k] : shapes) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
+    Tensor a = test::Random<float>(TensorShape({m, k}), 5);
+    Tensor b = test::Random<float>(TensorShape({k, n}), 6);
+    auto one = test::RunOp("MatMul", {a, b}, MatMulAttrs(false, false), 1);
+    ASSERT_TRUE(one.ok()) << one.status().ToString();
+    for (int threads : {2, 3}) {
+      auto many = test::RunOp("MatMul", {a, b}, MatMulAttrs(false, false), threads);
+      ASSERT_TRUE(many.ok()) << many.status().ToString();
+      EXPECT_TRUE((*one)[0].BitwiseEqual((*many)[0])) << threads << " threads";
+    }
+    const float* pa = a.data<float>();
+    const float* pb = b.data<float>();
+    const float* pc = (*one)[0].data<float>();
+    for (int64_t s = 0; s < 64; ++s) {
+      const int64_t i = (s * 977) % m, j = (s * 389) % n;
+      double dot = 0;
+      for (int64_t p = 0; p < k; ++p) dot += double(pa[i * k + p]) * double(pb[p * n + j]);
+      EXPECT_NEAR(pc[i * n + j], dot, 1e-3 * (1 + std::abs(dot))) << "element " << i << "," << j;
+    }
   }
-  const float* pa = a.data<float>();
-  const float* pb = b.data<float>();
-  const float* pc = (*one)[0].data<float>();
-  for (int64_t s = 0; s < 64; ++s) {
-    const int64_t i = (s * 977) % m, j = (s * 389) % n;
-    double dot = 0;
-    for (int64_t p = 0; p < k; ++p) dot += double(pa[i * k + p]) * double(pb[p * n + j]);
-    EXPECT_NEAR(pc[i * n + j], dot, 1e-3 * (1 + std::abs(dot))) << "element " << i << "," << j;
+}
+
+// OpenBLAS picks its kernels when it loads, by the CPU or by
+// OPENBLAS_CORETYPE. The test above runs again in a child process on the
+// kernels this one does not use: the AVX2 (Haswell) ones, which most x86
+// machines without AVX-512 run, or, when this process runs those, the
+// CPU's own.
+TEST(MatMulTest, TheLargestProductsKeepTheirBitsOnOpenBlasOtherKernels) {
+  const char* now = std::getenv("OPENBLAS_CORETYPE");
+  const bool haswell_now = now != nullptr && std::string(now) == "Haswell";
+  // The child's environment is built before the fork: a forked child of a
+  // threaded process should only exec.
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string(*e).rfind("OPENBLAS_CORETYPE=", 0) != 0) env.emplace_back(*e);
   }
+  if (!haswell_now) env.emplace_back("OPENBLAS_CORETYPE=Haswell");
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string name = "tact_kernel_tests";
+  std::string filter = "--gtest_filter=MatMulTest.TheLargestProductsKeepTheirBitsOnAnyThreadCount";
+  char* argv[] = {name.data(), filter.data(), nullptr};
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    execve("/proc/self/exe", argv, envp.data());
+    _exit(127);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "on OpenBLAS's " << (haswell_now ? "own" : "Haswell")
+                                    << " kernels (its output is above)";
 }
 
 // Several callers share one device's pool, as concurrent steps and the
