@@ -61,16 +61,21 @@ int64_t BlockSize(int64_t len, int64_t macs) {
 // 48, and any element otherwise when the columns are split at all; its
 // AVX-512 sgemm and every dgemm, cgemm and zgemm keep their bits for any
 // split (measured with direct cblas calls). So seated blocks are rows in
-// multiples of kSeatedRows, and a product too short for two of them takes
-// the partition above, which depends on m, n and k only. (The blocks are
-// then up to 47 rows apart: 3% of the rows at m = 1024 on two threads.)
+// multiples of kSeatedRows, at least eight of them per block, so that the
+// longest block is at most 1/8 longer than an even share (at m = 1024 on
+// two threads, 528 and 496 rows); a product with fewer rows than two such
+// blocks takes the partition above on every thread count, which depends on
+// m, n and k only. (A wide layer, a batch of 128 and a vocabulary of
+// 50,000, would otherwise have run its rows as 96 and 32: 3/4 of one
+// thread's time, where its four blocks of columns take about half.)
 constexpr int64_t kSeatedRows = 48;
+constexpr int64_t kSeatedBlockRows = 8 * kSeatedRows;
 
 // Rows per block of a seated product on `threads`, or 0 if it has too few
 // rows to be seated by rows.
 int64_t SeatedBlockRows(int64_t m, int threads) {
-  if (m < 2 * kSeatedRows) return 0;
-  const int64_t blocks = std::max(threads, 1);
+  if (m < 2 * kSeatedBlockRows) return 0;
+  const int64_t blocks = std::clamp<int64_t>(threads, 1, m / kSeatedBlockRows);
   const int64_t size = ((m + blocks - 1) / blocks + kSeatedRows - 1) / kSeatedRows * kSeatedRows;
   return std::min(m, size);
 }

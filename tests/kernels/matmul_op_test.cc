@@ -77,9 +77,10 @@ TEST(MatMulTest, BlockedProductsMatchNaiveLoopsAndNotTheThreads) {
 // From 2^30 multiply-adds a product is cut into one block of rows per
 // device thread (fewer, larger blocks than below): its bits still do not
 // depend on the threads, and sampled elements match a naive dot product.
-// Tall, wide and short (too few rows for a block per thread) products, on
-// 1, 2 and 3 threads: 3 threads cut 2048 rows where OpenBLAS's AVX2 sgemm
-// computed rows otherwise before the blocks were aligned.
+// Tall, wide (too few rows for three blocks) and short (too few rows to be
+// cut by rows) products, on 1, 2 and 3 threads: 2 and 3 threads cut 2048
+// rows where OpenBLAS's AVX2 sgemm computed rows otherwise before the
+// blocks were aligned.
 TEST(MatMulTest, TheLargestProductsKeepTheirBitsOnAnyThreadCount) {
   const int64_t shapes[][3] = {{2048, 1024, 2048}, {1024, 2048, 2048}, {256, 4096, 1024}};
   for (const auto& [m, n, k] : shapes) {
