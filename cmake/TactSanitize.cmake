@@ -1,5 +1,5 @@
-# Builds tact under a sanitizer (TACT_SANITIZE = "" | address,undefined | thread),
-# for scripts/sanitize.sh: the test suite run under AddressSanitizer and
+# Builds tact under sanitizers (TACT_SANITIZE = "" | address | undefined |
+# address,undefined | thread), for scripts/sanitize.sh: the test suite run under AddressSanitizer and
 # UndefinedBehaviorSanitizer finds use-after-free, overflows and undefined
 # arithmetic that a Release run passes over, and ThreadSanitizer finds data
 # races that show up only as an intermittent failure.

@@ -6,9 +6,10 @@
 # address (the default) builds in build-asan/, undefined in build-ubsan/,
 # both in build-asan-ubsan/, thread in build-tsan/. Not part of CI: on two
 # cores the instrumented build takes most of an hour (UBSan doubles the
-# compile time of the Eigen kernels, hence not in the default). Every sanitizer report ends its process
-# (cmake/TactSanitize.cmake), so a report is a failed test; ctest prints it.
-# The GPU code is left out: the CUDA runtime is not instrumented.
+# compile time of the Eigen kernels, hence not in the default). Every
+# sanitizer report ends its process (cmake/TactSanitize.cmake), so a report
+# is a failed test; ctest prints it. The GPU code is left out: the CUDA
+# runtime is not instrumented.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=address
