@@ -40,7 +40,7 @@ target_link_libraries(tact_shared PRIVATE CAF::core CAF::io CAF::openssl OpenSSL
                       CapnProto::capnp CapnProto::capnpc spdlog::spdlog ZLIB::ZLIB tact_blas
                       Threads::Threads)
 if(TACT_HAVE_CUDA)
-  target_link_libraries(tact_shared PRIVATE CUDA::cudart CUDA::cublas ${CUDNN_LIBRARY})
+  target_link_libraries(tact_shared PRIVATE CUDA::cudart ${CUDNN_LIBRARY} ${CMAKE_DL_LIBS})
 endif()
 target_include_directories(tact_shared INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/tact>)
 target_compile_features(tact_shared INTERFACE cxx_std_20)

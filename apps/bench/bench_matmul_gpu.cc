@@ -86,13 +86,15 @@ StatusOr<MatmulBenchResult> BenchMatmulGpu(const MatmulBenchOptions& o) {
   const cudaDataType_t type = dtype == DT_FLOAT ? CUDA_R_32F : CUDA_R_16BF;
   const float alpha = 1, beta = 0;
   const int dim = static_cast<int>(n);
+  const gpu::CublasLibrary& cublas = device->cublas_library();
   auto direct = [&] {
-    cublasStatus_t s = cublasGemmEx(device->cublas(), o.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                    o.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, dim, dim, dim, &alpha,
-                                    inputs[1].raw_data(), type, dim, inputs[0].raw_data(), type, dim, &beta,
-                                    direct_out.raw_data(), type, dim, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    cublasStatus_t s = cublas.gemm_ex(device->cublas(), o.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                      o.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, dim, dim, dim, &alpha,
+                                      inputs[1].raw_data(), type, dim, inputs[0].raw_data(), type, dim,
+                                      &beta, direct_out.raw_data(), type, dim, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT);
     if (s != CUBLAS_STATUS_SUCCESS && status.ok()) {
-      status = errors::Internal("cublasGemmEx failed: ", cublasGetStatusString(s));
+      status = errors::Internal("cublasGemmEx failed: ", cublas.status_string(s));
     }
   };
   // A phase: two warm-up calls, then `reps` calls enqueued back to back and

@@ -179,8 +179,10 @@ StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(const std::string& name, 
     TACT_RETURN_IF_ERROR(
         CudaStatus(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"));
   }
-  if (cublasCreate(&d->cublas_) != CUBLAS_STATUS_SUCCESS ||
-      cublasSetStream(d->cublas_, d->compute_) != CUBLAS_STATUS_SUCCESS) {
+  TACT_ASSIGN_OR_RETURN(d->cublas_library_, Cublas());
+  const CublasLibrary& cublas = *d->cublas_library_;
+  if (cublas.create(&d->cublas_) != CUBLAS_STATUS_SUCCESS ||
+      cublas.set_stream(d->cublas_, d->compute_) != CUBLAS_STATUS_SUCCESS) {
     return errors::Internal("cublasCreate for '", name, "' failed");
   }
   if (cudnnCreate(&d->cudnn_) != CUDNN_STATUS_SUCCESS ||
@@ -209,7 +211,7 @@ GpuDevice::~GpuDevice() {
   // The host threads go first: a copy's continuation may still be queued.
   host_.reset();
   if (cudnn_ != nullptr) cudnnDestroy(cudnn_);
-  if (cublas_ != nullptr) cublasDestroy(cublas_);
+  if (cublas_ != nullptr) cublas_library_->destroy(cublas_);
   for (cudaStream_t s : {compute_, h2d_, d2h_, d2d_}) {
     if (s != nullptr) cudaStreamDestroy(s);
   }

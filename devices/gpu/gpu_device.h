@@ -22,7 +22,6 @@
 // Built only with CUDA (TACT_HAVE_CUDA). Include from GPU code only.
 #pragma once
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
@@ -32,6 +31,7 @@
 #include <string>
 
 #include "devices/device.h"
+#include "devices/gpu/cublas_library.h"
 #include "graph/status.h"
 #include "graph/tensor.h"
 
@@ -97,6 +97,8 @@ class GpuDevice final : public Device {
     cudnnHandle_t handle_;
   };
   cublasHandle_t cublas() const { return cublas_; }
+  // The functions to call with cublas() (devices/gpu/cublas_library.h).
+  const CublasLibrary& cublas_library() const { return *cublas_library_; }
   LockedCudnn cudnn() const { return LockedCudnn(&cudnn_mu_, cudnn_); }
 
   // Makes this device current on the calling thread (CUDA's current device
@@ -148,6 +150,7 @@ class GpuDevice final : public Device {
   cudaStream_t h2d_ = nullptr;
   cudaStream_t d2h_ = nullptr;
   cudaStream_t d2d_ = nullptr;
+  const CublasLibrary* cublas_library_ = nullptr;  // the process's
   cublasHandle_t cublas_ = nullptr;
   cudnnHandle_t cudnn_ = nullptr;
   mutable std::mutex cudnn_mu_;

@@ -51,20 +51,22 @@ Status Gemm(GpuDevice* device, DataType dtype, bool transpose_a, bool transpose_
   const cublasOperation_t op_a = transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int ldb = static_cast<int>(transpose_b ? k : n);
   const int lda = static_cast<int>(transpose_a ? m : k);
+  const CublasLibrary& cublas = device->cublas_library();
   cublasStatus_t s;
   if (batch == 1) {
-    s = cublasGemmEx(device->cublas(), op_b, op_a, static_cast<int>(n), static_cast<int>(m),
-                     static_cast<int>(k), alpha, b, t.data, ldb, a, t.data, lda, beta, out, t.data,
-                     static_cast<int>(n), t.compute, CUBLAS_GEMM_DEFAULT);
+    s = cublas.gemm_ex(device->cublas(), op_b, op_a, static_cast<int>(n), static_cast<int>(m),
+                       static_cast<int>(k), alpha, b, t.data, ldb, a, t.data, lda, beta, out, t.data,
+                       static_cast<int>(n), t.compute, CUBLAS_GEMM_DEFAULT);
   } else {
-    s = cublasGemmStridedBatchedEx(device->cublas(), op_b, op_a, static_cast<int>(n), static_cast<int>(m),
-                                   static_cast<int>(k), alpha, b, t.data, ldb, stride_b, a, t.data, lda,
-                                   stride_a, beta, out, t.data, static_cast<int>(n), m * n,
-                                   static_cast<int>(batch), t.compute, CUBLAS_GEMM_DEFAULT);
+    s = cublas.gemm_strided_batched_ex(device->cublas(), op_b, op_a, static_cast<int>(n),
+                                       static_cast<int>(m), static_cast<int>(k), alpha, b, t.data, ldb,
+                                       stride_b, a, t.data, lda, stride_a, beta, out, t.data,
+                                       static_cast<int>(n), m * n, static_cast<int>(batch), t.compute,
+                                       CUBLAS_GEMM_DEFAULT);
   }
   if (s != CUBLAS_STATUS_SUCCESS) {
     return errors::Internal("cuBLAS GEMM (", m, "x", k, " by ", k, "x", n, ", batch ", batch,
-                            ") failed: ", cublasGetStatusString(s));
+                            ") failed: ", cublas.status_string(s));
   }
   return Status::OK();
 }
