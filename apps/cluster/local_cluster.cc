@@ -38,6 +38,10 @@ std::string CurrentExecutable() {
 
 namespace {
 
+// How long a new process may take to say that it listens (a loaded
+// machine, a cold disk) before its start has failed.
+constexpr std::chrono::seconds kStartTimeout(30);
+
 // The kernel's range for port 0 and for outgoing connections
 // (/proc/sys/net/ipv4/ip_local_port_range; Linux's default if unreadable).
 std::pair<int, int> EphemeralPorts() {
@@ -201,7 +205,7 @@ Status LocalCluster::StartTasks(const LocalClusterOptions& o) {
       TACT_RETURN_IF_ERROR(Spawn(task));
     }
   }
-  return AwaitListening(std::chrono::seconds(30));
+  return AwaitListening(kStartTimeout);
 }
 
 void LocalCluster::EndTasks() {
@@ -223,9 +227,7 @@ Status LocalCluster::AwaitListening(std::chrono::milliseconds timeout) {
   while (!waiting.empty() && std::chrono::steady_clock::now() < deadline) {
     for (size_t i = 0; i < waiting.size();) {
       const std::string& task = waiting[i];
-      // tact worker prints this line once its port is open
-      // (apps/cli/worker_command.cc).
-      if (Log(task).find(" listening on port ") != std::string::npos) {
+      if (Listening(task)) {
         waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(i));
         continue;
       }
@@ -268,7 +270,31 @@ Status LocalCluster::Spawn(const std::string& task) {
   posix_spawn_file_actions_destroy(&files);
   if (rc != 0) return errors::Unavailable("cannot start task ", task, " (", argv[0], "): ", std::strerror(rc));
   pids_[task] = pid;
+  std::error_code ignored;
+  const auto printed = std::filesystem::file_size(logs_[task], ignored);
+  incarnations_[task] = Incarnation{ignored ? 0 : static_cast<std::streamoff>(printed),
+                                    std::chrono::steady_clock::now(), std::nullopt};
   return Status::OK();
+}
+
+bool LocalCluster::Listening(const std::string& task) {
+  Incarnation& self = incarnations_[task];
+  if (self.listening) return true;
+  std::ifstream f(logs_[task]);
+  f.seekg(self.log_start);
+  const std::string printed(std::istreambuf_iterator<char>(f), {});
+  // tact worker prints this line once its port is open
+  // (apps/cli/worker_command.cc).
+  if (printed.find(" listening on port ") == std::string::npos) return false;
+  self.listening = std::chrono::steady_clock::now();
+  return true;
+}
+
+bool LocalCluster::TakenForHung(const std::string& task, std::chrono::milliseconds lost_for,
+                                std::chrono::milliseconds hung_after) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!Listening(task)) return now - incarnations_[task].started >= kStartTimeout;
+  return lost_for >= hung_after && now - *incarnations_[task].listening >= hung_after;
 }
 
 Status LocalCluster::Restart(const std::string& task) {
@@ -293,7 +319,8 @@ bool LocalCluster::BringBack(const std::string& task, std::chrono::milliseconds 
   auto it = pids_.find(task);
   if (it == pids_.end()) return false;
   if (waitpid(it->second, nullptr, WNOHANG) == 0) {  // still running
-    if (lost_for < hung_after) return false;  // may be back soon: a cut connection heals
+    // Not hung yet: starting, or back soon (a cut connection heals).
+    if (!TakenForHung(task, lost_for, hung_after)) return false;
     kill(it->second, SIGKILL);
     waitpid(it->second, nullptr, 0);
   }

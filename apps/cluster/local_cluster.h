@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -68,6 +69,12 @@ class LocalCluster {
   // A supervisor's restart (SupervisionOptions::restart_task) for a task
   // lost `lost_for` ago: starts its process again if it has exited, or if
   // it still runs after `hung_after` (killed first); returns whether it did.
+  // A process is given time to come up before it can be taken for hung:
+  // until it says that it listens it is starting (killed only after 30 s,
+  // as at the cluster's start), and after that it is hung only once
+  // `hung_after` has passed since it was first seen listening. Otherwise,
+  // on a machine where starting takes longer than `hung_after`, every new
+  // process would be killed before it could be attached.
   bool BringBack(const std::string& task, std::chrono::milliseconds lost_for,
                  std::chrono::milliseconds hung_after);
   // BringBack as a session's supervisor calls it: what to put in
@@ -92,6 +99,13 @@ class LocalCluster {
   // that failed, before the next.
   void EndTasks();
   Status Spawn(const std::string& task);  // with mu_ held, once started
+  // Whether `task`'s running process, lost `lost_for` ago, is hung (see
+  // BringBack); with mu_ held.
+  bool TakenForHung(const std::string& task, std::chrono::milliseconds lost_for,
+                    std::chrono::milliseconds hung_after);
+  // Whether `task`'s newest process has said that it listens; with mu_
+  // held.
+  bool Listening(const std::string& task);
   // Waits up to `timeout` for every task to say that it listens. A task
   // that exits first (its port taken since FreeLoopbackPort chose it, a
   // crash) fails it: Unavailable naming the task, how it ended and the end
@@ -108,6 +122,15 @@ class LocalCluster {
   std::string dir_;
   std::map<std::string, pid_t> pids_;        // by task name
   std::map<std::string, std::string> logs_;  // by task name
+  // A task's newest process: where its output starts in the log (which
+  // keeps what earlier ones printed), when it was started, and when it was
+  // first seen listening.
+  struct Incarnation {
+    std::streamoff log_start = 0;
+    std::chrono::steady_clock::time_point started;
+    std::optional<std::chrono::steady_clock::time_point> listening;
+  };
+  std::map<std::string, Incarnation> incarnations_;  // by task name
 };
 
 // The running executable (from /proc/self/exe): what a local cluster's

@@ -433,13 +433,17 @@ TEST(SupervisedSessionTest, AHungTaskIsKilledAndStartedAgain) {
   Status s = session->Run({}, {"y"}, {}).status();
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), Code::kUnavailable) << s.ToString();
+  const auto failed = Clock::now();
   // The new process's variable is uninitialised until init runs again.
   s = session->Run({}, {}, {"init"}).status();
   ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << cluster->Log(Task("worker", 1));
   // The 2 s deadline, 1 s more to be taken for hung, the new process's
   // start; not also the reattach timeout (5 s) of a connection to the
   // stopped process.
-  EXPECT_LT(Clock::now() - start, std::chrono::seconds(6));
+  const auto ms = [](Clock::duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(6))
+      << "the step failed after " << ms(failed - start) << " ms, init ran " << ms(Clock::now() - failed)
+      << " ms later; worker 1 printed:\n" << cluster->Log(Task("worker", 1));
   auto y = session->Run({}, {"y"}, {});
   ASSERT_TRUE(y.ok()) << y.status().ToString();
   EXPECT_EQ((*y)[0].scalar<float>(), 11.0f);
