@@ -59,7 +59,9 @@ TEST(PeerCyclesTest, AWorkerCutAndAttachedAgainLeavesItsPeerAsItWas) {
   EXPECT_LE(after.fds, before.fds + 4);
   EXPECT_LE(after.threads, before.threads + 4);
   // Under AddressSanitizer freed blocks wait in a quarantine of 256 MiB.
-  if (!test_util::kUnderSanitizer) EXPECT_LE(after.rss_kib, before.rss_kib + 32 * 1024);
+  if (!test_util::kUnderSanitizer) {
+    EXPECT_LE(after.rss_kib, before.rss_kib + 32 * 1024);
+  }
 }
 
 }  // namespace
