@@ -5,6 +5,8 @@
 // registered stayed, each with its graph and kernels.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <string>
 #include <thread>
@@ -61,6 +63,54 @@ TEST(ClientCyclesTest, AWorkerDropsTheGraphsOfEachClientThatHasGone) {
               static_cast<long long>(after));
   // 30 kept partitions would hold 30 copies of the 4 MiB Const at least.
   EXPECT_LE(after, before + 24 * 1024);
+}
+
+// The client's side: a process that opens a session on a cluster, runs a
+// step and closes it, again and again (a service that connects per
+// request), keeps its connections, threads and memory flat. (Each session
+// has an actor system of its own, so between sessions the process holds
+// none of CAF's threads or connections.)
+TEST(ClientCyclesTest, AClientThatOpensAndClosesSessionsStaysAtItsSize) {
+  apps::LocalClusterOptions c;
+  c.binary = TACT_BINARY;
+  c.jobs = {{"worker", 2}};
+  auto cluster = apps::LocalCluster::Start(c);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  Scope s = Scope::NewRootScope();
+  auto x = Const(s.WithDevice("/job:worker/task:0"), Tensor::FromVector<float>({1, 2, 3}, {3}));
+  Sum(s.WithDevice("/job:worker/task:1").WithOpName("sum"), x, Const(s, Tensor::Scalar<int32_t>(0)));
+  const GraphDef def = *s.ToGraphDef();
+  SessionOptions o;
+  o.cluster = (*cluster)->spec();
+  o.cluster_secret = (*cluster)->secret();
+  auto client = [&](int i) {
+    auto session = Session::Create(o);
+    ASSERT_TRUE(session.ok()) << "client " << i << ": " << session.status().ToString();
+    ASSERT_TRUE((*session)->Extend(def).ok());
+    auto out = (*session)->Run({}, {"sum:0"}, {});
+    ASSERT_TRUE(out.ok()) << "client " << i << ": " << out.status().ToString();
+    EXPECT_EQ(out->at(0).scalar<float>(), 6.0f) << "client " << i;
+    ASSERT_TRUE((*session)->Close().ok());
+  };
+  for (int i = 0; i < 5; ++i) client(i);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const test_util::ProcessUse before = test_util::UseOf(getpid());
+  constexpr int kSessions = 100;
+  for (int i = 0; i < kSessions; ++i) {
+    client(i);
+    if (HasFatalFailure()) return;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const test_util::ProcessUse after = test_util::UseOf(getpid());
+  std::printf("%d sessions: fds %lld -> %lld, threads %lld -> %lld, rss %lld -> %lld KiB\n", kSessions,
+              static_cast<long long>(before.fds), static_cast<long long>(after.fds),
+              static_cast<long long>(before.threads), static_cast<long long>(after.threads),
+              static_cast<long long>(before.rss_kib), static_cast<long long>(after.rss_kib));
+  EXPECT_LE(after.fds, before.fds + 4);
+  EXPECT_LE(after.threads, before.threads + 4);
+  // 190-280 KiB in five runs here; LeakSanitizer's report of 31 KB at the
+  // end of the distributed tests would be 3 MB here if it were per session.
+  EXPECT_LE(after.rss_kib, before.rss_kib + 2 * 1024);
 }
 
 }  // namespace
