@@ -8,7 +8,19 @@ std::string NodeErrorPrefix(const std::string& node, const std::string& op) {
   return "node '" + node + "' (op '" + op + "'): ";
 }
 
-std::string NodeProperties::ErrorPrefix() const { return NodeErrorPrefix(def.name, def.op); }
+std::string NodeProperties::ErrorPrefix() const {
+  // The _Send and _Recv a session adds for a fetch or a feed
+  // (graph/subgraph.cc) are named by the tensor the client gave, not by
+  // the node's made-up name.
+  auto client = def.attrs.find("client_terminated");
+  auto tensor = def.attrs.find("tensor_name");
+  if ((def.op == "_Send" || def.op == "_Recv") && client != def.attrs.end() &&
+      client->second.kind() == AttrValue::Kind::kBool && client->second.b() && tensor != def.attrs.end() &&
+      tensor->second.kind() == AttrValue::Kind::kString) {
+    return (def.op == "_Send" ? "fetch '" : "feed '") + tensor->second.s() + "': ";
+  }
+  return NodeErrorPrefix(def.name, def.op);
+}
 
 void AddDefaultAttrs(const OpDef& op, AttrMap* attrs) {
   for (const OpDef::AttrDef& a : op.attrs) {

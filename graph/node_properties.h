@@ -25,7 +25,9 @@ struct NodeProperties {
   // declare.
   static StatusOr<std::shared_ptr<const NodeProperties>> Create(NodeDef def);
 
-  // "node 'name' (op 'Op'): ", the prefix of every error about this node.
+  // "node 'name' (op 'Op'): ", the prefix of every error about this node;
+  // "fetch 'y:0': " and "feed 'x:0': " for the _Send and _Recv that a
+  // session adds for the client's fetches and feeds.
   std::string ErrorPrefix() const;
 };
 

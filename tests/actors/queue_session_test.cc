@@ -103,6 +103,8 @@ TEST_F(QueueSessionTest, FetchingTheQueueItselfSaysItIsAQueue) {
   ASSERT_FALSE(handle.ok());
   const std::string expected = "expected a reference to a variable, got a reference to FIFOQueue";
   EXPECT_NE(handle.status().message().find(expected), std::string::npos) << handle.status().ToString();
+  // Named as the client asked for it, not by the node the session added.
+  EXPECT_EQ(handle.status().message().rfind("fetch 'q:0': ", 0), 0u) << handle.status().ToString();
   ASSERT_TRUE(Enqueue(*s, 5).ok());
   auto size = s->Run({}, {"size:0"}, {});
   ASSERT_TRUE(size.ok()) << size.status().ToString();
