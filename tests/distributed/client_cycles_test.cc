@@ -19,6 +19,18 @@
 namespace tact {
 namespace {
 
+// Client `i`: a session that runs `def`'s "sum:0", expects `sum`, and
+// closes.
+void OneClient(const SessionOptions& o, const GraphDef& def, float sum, int i) {
+  auto session = Session::Create(o);
+  ASSERT_TRUE(session.ok()) << "client " << i << ": " << session.status().ToString();
+  ASSERT_TRUE((*session)->Extend(def).ok());
+  auto out = (*session)->Run({}, {"sum:0"}, {});
+  ASSERT_TRUE(out.ok()) << "client " << i << ": " << out.status().ToString();
+  EXPECT_EQ(out->at(0).scalar<float>(), sum) << "client " << i;
+  ASSERT_TRUE((*session)->Close().ok());
+}
+
 TEST(ClientCyclesTest, AWorkerDropsTheGraphsOfEachClientThatHasGone) {
   apps::LocalClusterOptions c;
   c.binary = TACT_BINARY;
@@ -38,15 +50,8 @@ TEST(ClientCyclesTest, AWorkerDropsTheGraphsOfEachClientThatHasGone) {
   SessionOptions o;
   o.cluster = (*cluster)->spec();
   o.cluster_secret = (*cluster)->secret();
-  auto client = [&](int i) {
-    auto session = Session::Create(o);
-    ASSERT_TRUE(session.ok()) << "client " << i << ": " << session.status().ToString();
-    ASSERT_TRUE((*session)->Extend(def).ok());
-    auto out = (*session)->Run({}, {"sum:0"}, {});
-    ASSERT_TRUE(out.ok()) << "client " << i << ": " << out.status().ToString();
-    // Every partial sum is an integer below 2^24: exact in any order.
-    EXPECT_EQ(out->at(0).scalar<float>(), 3145722.0f) << "client " << i;
-  };
+  // Every partial sum is an integer below 2^24: exact in any order.
+  auto client = [&](int i) { OneClient(o, def, 3145722.0f, i); };
   const pid_t worker = (*cluster)->Pid(TaskName("worker", 0));
   for (int i = 0; i < 5; ++i) client(i);  // every pool and buffer at its working size
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -83,15 +88,7 @@ TEST(ClientCyclesTest, AClientThatOpensAndClosesSessionsStaysAtItsSize) {
   SessionOptions o;
   o.cluster = (*cluster)->spec();
   o.cluster_secret = (*cluster)->secret();
-  auto client = [&](int i) {
-    auto session = Session::Create(o);
-    ASSERT_TRUE(session.ok()) << "client " << i << ": " << session.status().ToString();
-    ASSERT_TRUE((*session)->Extend(def).ok());
-    auto out = (*session)->Run({}, {"sum:0"}, {});
-    ASSERT_TRUE(out.ok()) << "client " << i << ": " << out.status().ToString();
-    EXPECT_EQ(out->at(0).scalar<float>(), 6.0f) << "client " << i;
-    ASSERT_TRUE((*session)->Close().ok());
-  };
+  auto client = [&](int i) { OneClient(o, def, 6.0f, i); };
   for (int i = 0; i < 5; ++i) client(i);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const test_util::ProcessUse before = test_util::UseOf(getpid());
