@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -119,9 +120,11 @@ int RunTrain(TrainFlags flags) {
   opt.data.send_ahead = !flags.one_step_at_a_time;
   StatusOr<std::map<std::string, int>> devices = ParseDeviceCounts(flags.devices);
   if (devices.ok()) {
-    for (const auto& [type, count] : *devices) {
-      if (type != "CPU" && type != "GPU") devices = errors::InvalidArgument("no device type '", type, "'");
-    }
+    // Found first, replaced after: assigning to `devices` inside the loop
+    // freed the map it walked (a crash in the sanitizer build).
+    auto other = std::find_if(devices->begin(), devices->end(),
+                              [](const auto& entry) { return entry.first != "CPU" && entry.first != "GPU"; });
+    if (other != devices->end()) devices = errors::InvalidArgument("no device type '", other->first, "'");
   }
   if (!devices.ok()) {
     std::fprintf(stderr, "tact train: --devices: %s\n", devices.status().message().c_str());
