@@ -7,9 +7,9 @@
 # both in build-asan-ubsan/, thread in build-tsan/. Not part of CI: on two
 # cores the instrumented build takes most of an hour (UBSan doubles the
 # compile time of the Eigen kernels, hence not in the default). Every
-# sanitizer report ends its process (cmake/TactSanitize.cmake), so a report
-# is a failed test; ctest prints it. The GPU code is left out: the CUDA
-# runtime is not instrumented.
+# sanitizer report ends its process (cmake/TactSanitize.cmake and the
+# options below), so a report is a failed test; ctest prints it. The GPU
+# code is left out: the CUDA runtime is not instrumented.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=address
@@ -31,8 +31,9 @@ cmake --build "$dir" -j "$jobs"
 # detect_leaks: a leak is a defect too. allocator_may_return_null: tact
 # asks for memory with nothrow and turns a null into ResourceExhausted
 # naming the tensor (tests ask for exabytes); ASan would abort instead.
-# halt_on_error is ASan's default and set for TSan, whose default is to go on.
+# halt_on_error is ASan's default and set for UBSan and TSan, whose
+# default is to go on; UBSan skips what scripts/ubsan.supp names.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:strict_string_checks=1}"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$PWD/scripts/ubsan.supp}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
 cd "$dir" && ctest --output-on-failure -j "$jobs" "$@"
