@@ -34,6 +34,7 @@ cmake --build "$dir" -j "$jobs"
 # halt_on_error is ASan's default and set for UBSan and TSan, whose
 # default is to go on; UBSan skips what scripts/ubsan.supp names.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:strict_string_checks=1}"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$PWD/scripts/ubsan.supp}"
+ubsan_options="print_stacktrace=1:halt_on_error=1:suppressions=$PWD/scripts/ubsan.supp"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-$ubsan_options}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
 cd "$dir" && ctest --output-on-failure -j "$jobs" "$@"

@@ -440,7 +440,9 @@ TEST(SupervisedSessionTest, AHungTaskIsKilledAndStartedAgain) {
   // The 2 s deadline, 1 s more to be taken for hung, the new process's
   // start; not also the reattach timeout (5 s) of a connection to the
   // stopped process.
-  const auto ms = [](Clock::duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
+  const auto ms = [](Clock::duration d) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  };
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(6))
       << "the step failed after " << ms(failed - start) << " ms, init ran " << ms(Clock::now() - failed)
       << " ms later; worker 1 printed:\n" << cluster->Log(Task("worker", 1));
