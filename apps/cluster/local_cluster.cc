@@ -278,15 +278,15 @@ Status LocalCluster::Spawn(const std::string& task) {
 }
 
 bool LocalCluster::Listening(const std::string& task) {
-  Incarnation& self = incarnations_[task];
-  if (self.listening) return true;
+  Incarnation& newest = incarnations_[task];
+  if (newest.listening) return true;
   std::ifstream f(logs_[task]);
-  f.seekg(self.log_start);
+  f.seekg(newest.log_start);
   const std::string printed(std::istreambuf_iterator<char>(f), {});
   // tact worker prints this line once its port is open
   // (apps/cli/worker_command.cc).
   if (printed.find(" listening on port ") == std::string::npos) return false;
-  self.listening = std::chrono::steady_clock::now();
+  newest.listening = std::chrono::steady_clock::now();
   return true;
 }
 

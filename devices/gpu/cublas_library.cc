@@ -3,7 +3,6 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
-#include <atomic>
 #include <filesystem>
 #include <mutex>
 
@@ -11,7 +10,7 @@ namespace tact::gpu {
 namespace {
 
 // cublas_v2.h names most functions by macros for their _v2 symbols:
-// Symbol(cublasCreate) is "cublasCreate_v2".
+// TACT_CUBLAS_SYMBOL(cublasCreate) is "cublasCreate_v2".
 #define TACT_CUBLAS_SYMBOL_NAME(expanded) #expanded
 #define TACT_CUBLAS_SYMBOL(name) TACT_CUBLAS_SYMBOL_NAME(name)
 
@@ -40,8 +39,6 @@ std::string CudaRuntimeFolder() {
   return std::filesystem::path(info.dli_fname).parent_path().string();
 }
 
-std::atomic<bool> opened{false};
-
 }  // namespace
 
 std::string CublasFileName() { return "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR); }
@@ -57,16 +54,19 @@ StatusOr<std::unique_ptr<CublasLibrary>> OpenCublas(const std::string& file) {
                                       "': ", why != nullptr ? why : "unknown reason");
   }
   auto lib = std::make_unique<CublasLibrary>();
-  TACT_RETURN_IF_ERROR(Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasCreate), &lib->create));
-  TACT_RETURN_IF_ERROR(Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasDestroy), &lib->destroy));
-  TACT_RETURN_IF_ERROR(Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasSetStream), &lib->set_stream));
-  TACT_RETURN_IF_ERROR(Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasGemmEx), &lib->gemm_ex));
-  TACT_RETURN_IF_ERROR(Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasGemmStridedBatchedEx),
-                               &lib->gemm_strided_batched_ex));
-  TACT_RETURN_IF_ERROR(
-      Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasGetStatusString), &lib->status_string));
-  TACT_RETURN_IF_ERROR(Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasGetProperty), &lib->get_property));
-  opened = true;
+  Status s = Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasCreate), &lib->create);
+  if (s.ok()) s = Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasDestroy), &lib->destroy);
+  if (s.ok()) s = Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasSetStream), &lib->set_stream);
+  if (s.ok()) s = Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasGemmEx), &lib->gemm_ex);
+  if (s.ok()) {
+    s = Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasGemmStridedBatchedEx), &lib->gemm_strided_batched_ex);
+  }
+  if (s.ok()) s = Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasGetStatusString), &lib->status_string);
+  if (s.ok()) s = Resolve(handle, file, TACT_CUBLAS_SYMBOL(cublasGetProperty), &lib->get_property);
+  if (!s.ok()) {
+    dlclose(handle);  // not cuBLAS, or another version: nothing of it is used
+    return s;
+  }
   return lib;
 }
 
@@ -91,7 +91,5 @@ StatusOr<const CublasLibrary*> Cublas() {
   if (!result->ok()) return result->status();
   return result->value().get();
 }
-
-bool CublasOpened() { return opened; }
 
 }  // namespace tact::gpu

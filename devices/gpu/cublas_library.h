@@ -53,17 +53,14 @@ std::string CublasFileName();
 
 // Opens `file` (a name the dynamic loader searches for, or a path) and
 // resolves every function above. FailedPrecondition naming the file and
-// the loader's reason when it cannot be opened or lacks one of them. The
-// library stays loaded for the life of the process.
+// the loader's reason when it cannot be opened or lacks one of them (and
+// then closed again). A library returned stays loaded for the life of the
+// process.
 StatusOr<std::unique_ptr<CublasLibrary>> OpenCublas(const std::string& file);
 
 // The process's cuBLAS: CublasFileName() as the loader finds it, else the
 // same name next to the CUDA runtime tact is linked with. Opened on the
 // first call; every later call returns the first one's result.
 StatusOr<const CublasLibrary*> Cublas();
-
-// Whether this process has opened cuBLAS (for tests: a process that made
-// no GPU device has not).
-bool CublasOpened();
 
 }  // namespace tact::gpu

@@ -17,7 +17,6 @@ TEST(GpuInfoTest, ReportsLibrariesWithOrWithoutADevice) {
 TEST(CublasLibraryTest, OpensTheVersionTactWasCompiledAgainst) {
   auto lib = gpu::Cublas();
   ASSERT_TRUE(lib.ok()) << lib.status().ToString();
-  EXPECT_TRUE(gpu::CublasOpened());
   int major = -1;
   ASSERT_EQ((*lib)->get_property(MAJOR_VERSION, &major), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(major, CUBLAS_VER_MAJOR);
