@@ -58,8 +58,9 @@ struct GpuDeviceOptions {
 
 class GpuDevice final : public Device {
  public:
-  // Unavailable when CUDA finds no device `ordinal`; Internal naming the
-  // CUDA, cuBLAS or cuDNN call that failed otherwise.
+  // Unavailable when CUDA finds no device `ordinal`; FailedPrecondition
+  // when cuBLAS cannot be opened (Cublas()); Internal naming the CUDA,
+  // cuBLAS or cuDNN call that failed otherwise.
   static StatusOr<std::unique_ptr<GpuDevice>> Create(const std::string& name, int ordinal,
                                                      const GpuDeviceOptions& options);
   ~GpuDevice() override;
