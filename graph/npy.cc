@@ -30,17 +30,80 @@ const char* NpyDescr(DataType t) {
   }
 }
 
-StatusOr<DataType> DtypeFromDescr(const std::string& d, const std::string& what) {
+// How the file stores one element. NumPy's fixed-width strings ('S', bytes
+// padded with NULs; 'U', UTF-32 code points padded with zeros) are tact's
+// DT_STRING; their trailing padding is not part of the value, as in NumPy.
+struct NpyItem {
+  DataType dtype = DT_INVALID;
+  size_t size = 0;  // bytes per element in the file
+  char text = 0;    // 'S' or 'U' for strings, else 0
+};
+
+StatusOr<NpyItem> ItemFromDescr(const std::string& d, const std::string& what) {
   // '<' little-endian, '|' not applicable, '=' native (little on every host tact runs on).
   if (d.size() >= 2 && (d[0] == '<' || d[0] == '|' || d[0] == '=')) {
     const std::string body = d.substr(1);
     for (DataType t : AllDataTypes()) {
       const char* descr = NpyDescr(t);
-      if (descr != nullptr && body == descr + 1) return t;
+      if (descr != nullptr && body == descr + 1) return NpyItem{t, DataTypeSize(t), 0};
+    }
+    const std::string width = body.substr(1);
+    if ((body[0] == 'S' || body[0] == 'U') && !width.empty() && width.size() <= 9 &&
+        width.find_first_not_of("0123456789") == std::string::npos && std::stoul(width) > 0) {
+      return NpyItem{DT_STRING, std::stoul(width) * (body[0] == 'U' ? 4 : 1), body[0]};
     }
   }
   return errors::InvalidArgument(what, ": unsupported dtype '", d,
-                                 "' (big-endian, object and string dtypes are not supported)");
+                                 "' (big-endian and object dtypes are not supported)");
+}
+
+// Appends code point `c` as UTF-8; false if it is not a Unicode scalar value.
+bool AppendUtf8(uint32_t c, std::string* out) {
+  if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return false;
+  if (c < 0x80) {
+    *out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    *out += static_cast<char>(0xc0 | (c >> 6));
+    *out += static_cast<char>(0x80 | (c & 0x3f));
+  } else if (c < 0x10000) {
+    *out += static_cast<char>(0xe0 | (c >> 12));
+    *out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+    *out += static_cast<char>(0x80 | (c & 0x3f));
+  } else {
+    *out += static_cast<char>(0xf0 | (c >> 18));
+    *out += static_cast<char>(0x80 | ((c >> 12) & 0x3f));
+    *out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+    *out += static_cast<char>(0x80 | (c & 0x3f));
+  }
+  return true;
+}
+
+// The strings of a string array's data, its padding dropped.
+Status DecodeStrings(const NpyItem& item, const char* data, Tensor* t, const std::string& what) {
+  std::string* out = t->data<std::string>();
+  for (int64_t i = 0; i < t->NumElements(); ++i) {
+    const char* e = data + i * item.size;
+    if (item.text == 'S') {
+      size_t n = item.size;
+      while (n > 0 && e[n - 1] == '\0') --n;
+      out[i].assign(e, n);
+      continue;
+    }
+    size_t n = item.size / 4;
+    auto code_point = [e](size_t k) {
+      uint32_t c;
+      std::memcpy(&c, e + 4 * k, 4);
+      return c;
+    };
+    while (n > 0 && code_point(n - 1) == 0) --n;
+    for (size_t k = 0; k < n; ++k) {
+      if (!AppendUtf8(code_point(k), &out[i])) {
+        return errors::InvalidArgument(what, ": element ", i, " holds ", code_point(k),
+                                       ", which is not a Unicode code point");
+      }
+    }
+  }
+  return Status::OK();
 }
 
 // Finds `'key': value` in the header dict and returns the raw value text.
@@ -101,7 +164,7 @@ std::string Strip(std::string s) {
 
 // What a .npy header says, and where the data begins.
 struct NpyLayout {
-  DataType dtype = DT_INVALID;
+  NpyItem item;
   TensorShape shape;
   size_t data_offset = 0;
   uint64_t data_bytes = 0;  // what the shape and dtype need
@@ -146,22 +209,26 @@ StatusOr<NpyLayout> ParseLayout(const std::string& bytes, const std::string& wha
   TACT_ASSIGN_OR_RETURN(std::string fortran, DictValue(header, "fortran_order", what));
   TACT_ASSIGN_OR_RETURN(std::string shape_text, DictValue(header, "shape", what));
   NpyLayout layout;
-  TACT_ASSIGN_OR_RETURN(layout.dtype, DtypeFromDescr(Strip(descr), what));
+  TACT_ASSIGN_OR_RETURN(layout.item, ItemFromDescr(Strip(descr), what));
   if (Strip(fortran) != "False") {
     return errors::InvalidArgument(what, ": Fortran-order arrays are not supported");
   }
   TACT_ASSIGN_OR_RETURN(layout.shape, ParseShapeTuple(shape_text, what));
   layout.data_offset = offset + header_len;
-  layout.data_bytes = static_cast<uint64_t>(layout.shape.num_elements()) * DataTypeSize(layout.dtype);
+  const uint64_t n = static_cast<uint64_t>(layout.shape.num_elements());
+  if (n > 0 && layout.item.size > UINT64_MAX / n) {
+    return errors::InvalidArgument(what, ": shape ", layout.shape.DebugString(), " of ", Strip(descr),
+                                   " is too large");
+  }
+  layout.data_bytes = n * layout.item.size;
   return layout;
 }
 
 // DataLoss unless `have` bytes of data are what the layout needs.
 Status CheckDataSize(const NpyLayout& layout, uint64_t have, const std::string& what) {
-  const uint64_t n = static_cast<uint64_t>(layout.shape.num_elements());
-  if (n > have / DataTypeSize(layout.dtype) || layout.data_bytes != have) {
+  if (layout.data_bytes != have) {
     return errors::DataLoss(what, ": shape ", layout.shape.DebugString(), " of ",
-                            DataTypeString(layout.dtype), " needs ", layout.data_bytes,
+                            DataTypeString(layout.item.dtype), " needs ", layout.data_bytes,
                             " bytes of data, the file has ", have);
   }
   return Status::OK();
@@ -179,24 +246,50 @@ void NormalizeBools(Tensor* t) {
 StatusOr<Tensor> ParseNpy(const std::string& bytes, const std::string& what) {
   TACT_ASSIGN_OR_RETURN(const NpyLayout layout, ParseLayout(bytes, what));
   TACT_RETURN_IF_ERROR(CheckDataSize(layout, bytes.size() - layout.data_offset, what));
-  TACT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), layout.dtype, layout.shape));
-  if (layout.data_bytes > 0) std::memcpy(t.raw_data(), bytes.data() + layout.data_offset, layout.data_bytes);
+  TACT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), layout.item.dtype, layout.shape));
+  const char* data = bytes.data() + layout.data_offset;
+  if (layout.item.text != 0) {
+    TACT_RETURN_IF_ERROR(DecodeStrings(layout.item, data, &t, what));
+  } else if (layout.data_bytes > 0) {
+    std::memcpy(t.raw_data(), data, layout.data_bytes);
+  }
   NormalizeBools(&t);
   return t;
 }
 
+bool HasNpyForm(DataType t) { return t == DT_STRING || NpyDescr(t) != nullptr; }
+
 namespace {
+
+// Bytes per string in the file: the longest string's, at least 1 (NumPy's
+// narrowest 'S').
+size_t StringWidth(const Tensor& t) {
+  size_t width = 1;
+  const std::string* s = t.data<std::string>();
+  for (int64_t i = 0; i < t.NumElements(); ++i) width = std::max(width, s[i].size());
+  return width;
+}
+
+// A string tensor's data as the file holds it, each string padded with NULs.
+std::string PaddedStrings(const Tensor& t) {
+  const size_t width = StringWidth(t);
+  std::string out(static_cast<size_t>(t.NumElements()) * width, '\0');
+  const std::string* s = t.data<std::string>();
+  for (int64_t i = 0; i < t.NumElements(); ++i) s[i].copy(out.data() + i * width, s[i].size());
+  return out;
+}
 
 // The bytes before the data: magic, version, header length and header.
 StatusOr<std::string> NpyPreamble(const Tensor& t) {
-  const char* descr = NpyDescr(t.dtype());
-  if (descr == nullptr) {
+  if (!HasNpyForm(t.dtype())) {
     return errors::InvalidArgument("a ", DataTypeString(t.dtype()), " tensor has no .npy form");
   }
+  const std::string descr =
+      t.dtype() == DT_STRING ? "|S" + std::to_string(StringWidth(t)) : NpyDescr(t.dtype());
   std::string shape = "(";
   for (int i = 0; i < t.dims(); ++i) shape += (i ? ", " : "") + std::to_string(t.dim_size(i));
   shape += t.dims() == 1 ? ",)" : ")";  // Python's one-element tuple
-  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so the data starts at a multiple of 64, ending in '\n'.
   const size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
@@ -214,6 +307,7 @@ StatusOr<std::string> NpyPreamble(const Tensor& t) {
 
 StatusOr<std::string> SerializeNpy(const Tensor& t) {
   TACT_ASSIGN_OR_RETURN(std::string out, NpyPreamble(t));
+  if (t.dtype() == DT_STRING) return out + PaddedStrings(t);
   out.append(static_cast<const char*>(t.raw_data()), t.TotalBytes());
   return out;
 }
@@ -238,9 +332,13 @@ StatusOr<Tensor> ReadNpyFile(const std::string& path) {
   if (!f) return errors::DataLoss("reading ", what, " failed");
   TACT_ASSIGN_OR_RETURN(const NpyLayout layout, ParseLayout(preamble, what));
   TACT_RETURN_IF_ERROR(CheckDataSize(layout, size - layout.data_offset, what));
-  TACT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), layout.dtype, layout.shape));
-  f.read(static_cast<char*>(t.raw_data()), static_cast<std::streamsize>(layout.data_bytes));
+  TACT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), layout.item.dtype, layout.shape));
+  std::string text;  // a string array's padded data, decoded below
+  if (layout.item.text != 0) text.resize(layout.data_bytes);
+  f.read(layout.item.text != 0 ? text.data() : static_cast<char*>(t.raw_data()),
+         static_cast<std::streamsize>(layout.data_bytes));
   if (!f) return errors::DataLoss("reading the data of ", what, " failed");
+  if (layout.item.text != 0) TACT_RETURN_IF_ERROR(DecodeStrings(layout.item, text.data(), &t, what));
   NormalizeBools(&t);
   return t;
 }
@@ -252,7 +350,12 @@ Status WriteNpyFile(const std::string& path, const Tensor& t) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) return errors::PermissionDenied("cannot write '", path, "'");
   f.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
-  f.write(static_cast<const char*>(t.raw_data()), static_cast<std::streamsize>(t.TotalBytes()));
+  if (t.dtype() == DT_STRING) {
+    const std::string data = PaddedStrings(t);
+    f.write(data.data(), static_cast<std::streamsize>(data.size()));
+  } else {
+    f.write(static_cast<const char*>(t.raw_data()), static_cast<std::streamsize>(t.TotalBytes()));
+  }
   f.close();
   if (!f) return errors::DataLoss("writing '", path, "' failed");
   return Status::OK();

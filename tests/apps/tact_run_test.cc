@@ -12,6 +12,7 @@
 #include "graph/graph_def_text.h"
 #include "graph/npy.h"
 #include "graph/ops/all_ops.h"
+#include "tests/apps/run_command.h"
 
 namespace tact {
 namespace {
@@ -79,6 +80,63 @@ TEST_F(TactRunTest, BadInputExitsOneWithAMessage) {
     EXPECT_EQ(Run(c.args), 1) << c.args;
     EXPECT_NE(Stderr().find(c.message), std::string::npos) << Stderr();
   }
+}
+
+// Two fetches that would share a file ("a/b" and "a_b" both become a_b_0)
+// are refused before the run, so neither result is silently lost.
+TEST_F(TactRunTest, FetchesThatWouldShareAFileAreRefusedBeforeTheRun) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  Identity(s.WithOpName("a/b"), x);
+  Identity(s.WithOpName("a_b"), Neg(s, x));
+  auto def = s.ToGraphDef();
+  ASSERT_TRUE(def.ok());
+  std::ofstream(dir_ / "ab.bin", std::ios::binary) << *SerializeGraphDef(*def);
+  const std::string run = "--graph " + P("ab.bin") + " --feed x:0=" + P("x.npy") + " --out " + P("ab");
+  EXPECT_EQ(Run(run + " --fetch a/b:0 --fetch a_b:0"), 1);
+  EXPECT_NE(Stderr().find("--fetch 'a/b:0' and --fetch 'a_b:0' would both be written to '" +
+                          P("ab") + "/a_b_0.npy'"), std::string::npos) << Stderr();
+  EXPECT_FALSE(fs::exists(dir_ / "ab")) << "nothing may be written";
+  // Each alone is written, with its own value.
+  ASSERT_EQ(Run(run + " --fetch a_b:0"), 0) << Stderr();
+  EXPECT_EQ(ReadNpyFile(P("ab/a_b_0.npy"))->data<float>()[2], -3.0f);
+}
+
+// NumPy (Debian's python3-numpy, the reference) writes the feeds and reads
+// the fetches: bfloat16, which NumPy lacks, goes through float32 both ways;
+// strings go as NumPy's bytes ('S') and unicode ('U') arrays.
+TEST_F(TactRunTest, NumpyFeedsAndReadsBfloat16AndStrings) {
+  Scope s = Scope::NewRootScope();
+  auto h = Placeholder(s.WithOpName("h"), DT_BFLOAT16);
+  Add(s.WithOpName("twice"), h, h);
+  auto text = Placeholder(s.WithOpName("text"), DT_STRING);
+  Identity(s.WithOpName("same"), text);
+  DecodeRaw(s.WithOpName("raw"), text, DT_UINT8);
+  auto def = s.ToGraphDef();
+  ASSERT_TRUE(def.ok());
+  std::ofstream(dir_ / "hs.bin", std::ios::binary) << *SerializeGraphDef(*def);
+  auto python = [&](const std::string& code) {
+    return test::RunCommand("cd " + dir_.string() + " && /usr/bin/python3 -c \"import numpy as np; " +
+                            code + "\" 2>&1");
+  };
+  // 1 + 2^-8 lies halfway between the bfloat16 neighbours 1 and 1 + 2^-7:
+  // nearest even is 1. 3 and -2.5 are exact.
+  ASSERT_EQ(python("np.save('h.npy', np.array([1.00390625, 3, -2.5], np.float32)); "
+                   "np.save('b.npy', np.array([b'ab\\x00c', b'wxyz'])); "
+                   "np.save('u.npy', np.array([['h\\u00e9', '\\U0001f642'], ['', 'z']]))").status, 0);
+  ASSERT_EQ(Run("--graph " + P("hs.bin") + " --feed h:0=" + P("h.npy") + " --feed text:0=" + P("b.npy") +
+                " --fetch twice:0 --fetch same:0 --fetch raw:0 --out " + P("o1")), 0) << Stderr();
+  test::CommandResult r = python("t = np.load('o1/twice_0.npy'); print(t.dtype, t.tolist()); "
+                                 "print(repr(np.load('o1/same_0.npy'))); "
+                                 "print(np.load('o1/raw_0.npy').tolist())");
+  EXPECT_EQ(r.out, "float32 [2.0, 6.0, -5.0]\n"
+                   "array([b'ab\\x00c', b'wxyz'], dtype='|S4')\n"
+                   "[[97, 98, 0, 99], [119, 120, 121, 122]]\n");
+  ASSERT_EQ(Run("--graph " + P("hs.bin") + " --feed text:0=" + P("u.npy") + " --fetch same:0 --out " +
+                P("o2")), 0) << Stderr();
+  r = python("t = np.load('o2/same_0.npy'); print(t.dtype, np.char.decode(t, 'utf-8').tolist() == "
+             "np.load('u.npy').tolist())");
+  EXPECT_EQ(r.out, "|S4 True\n");
 }
 
 }  // namespace

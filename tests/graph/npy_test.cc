@@ -166,9 +166,10 @@ TEST(NpyTest, MalformedFilesOnDiskAreClearErrors) {
   std::remove(path.c_str());
 }
 
+struct Case { std::string bytes; const char* message; };
+
 TEST(NpyTest, MalformedFilesAreClearErrors) {
   const std::string good = NumpyInt32Matrix();
-  struct Case { std::string bytes; const char* message; };
   std::string big_endian = good;
   big_endian.replace(big_endian.find("<i4"), 3, ">i4");
   std::string fortran = good;
@@ -196,7 +197,61 @@ TEST(NpyTest, MalformedFilesAreClearErrors) {
     EXPECT_NE(t.status().message().find(c.message), std::string::npos) << t.status().message();
     EXPECT_NE(t.status().message().find("'in.npy'"), std::string::npos) << t.status().message();
   }
-  EXPECT_FALSE(SerializeNpy(Tensor(DT_STRING, {2})).ok());
+  EXPECT_FALSE(SerializeNpy(Tensor(DT_BFLOAT16, {2})).ok());
+  EXPECT_FALSE(HasNpyForm(DT_BFLOAT16));
+  EXPECT_FALSE(HasNpyForm(DT_RESOURCE));
+}
+
+// The bytes NumPy writes for an array of dtype `descr` and shape (n,) with
+// `data` as its elements' bytes.
+std::string NumpyVector(const std::string& descr, int n, const std::string& data) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+                       std::to_string(n) + ",), }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(header.size());
+  out += '\0';
+  return out + header + data;
+}
+
+// np.array([b'ab\0c', b'', b'xyz']) is '|S4': each string NUL-padded to 4
+// bytes; np.array(['h\u00e9', '\U0001f642']) is '<U2': UTF-32 code points.
+TEST(NpyTest, ReadsNumpyBytesAndUnicodeStrings) {
+  auto bytes = ParseNpy(NumpyVector("|S4", 3, std::string("ab\0c\0\0\0\0xyz\0", 12)));
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  ASSERT_EQ(bytes->dtype(), DT_STRING);
+  EXPECT_EQ(bytes->data<std::string>()[0], std::string("ab\0c", 4)) << "inner NULs are kept";
+  EXPECT_EQ(bytes->data<std::string>()[1], "");
+  EXPECT_EQ(bytes->data<std::string>()[2], "xyz") << "trailing NULs are padding";
+
+  const uint32_t code_points[] = {'h', 0xe9, 0x1f642, 0};
+  auto unicode = ParseNpy(NumpyVector("<U2", 2, std::string(reinterpret_cast<const char*>(code_points), 16)));
+  ASSERT_TRUE(unicode.ok()) << unicode.status().ToString();
+  EXPECT_EQ(unicode->data<std::string>()[0], "h\xc3\xa9");
+  EXPECT_EQ(unicode->data<std::string>()[1], "\xf0\x9f\x99\x82");
+
+  // What tact writes is what NumPy writes for the same strings.
+  auto again = SerializeNpy(*bytes);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, NumpyVector("|S4", 3, std::string("ab\0c\0\0\0\0xyz\0", 12)));
+  auto empty = SerializeNpy(Tensor(DT_STRING, {2}));
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(*empty, NumpyVector("|S1", 2, std::string(2, '\0'))) << "NumPy's narrowest is S1";
+
+  const uint32_t surrogate[] = {0xd800};
+  const Case bad[] = {
+      {NumpyVector("<U1", 1, std::string(reinterpret_cast<const char*>(surrogate), 4)),
+       "element 0 holds 55296, which is not a Unicode code point"},
+      {NumpyVector("|S0", 1, ""), "unsupported dtype '|S0'"},
+      {NumpyVector("|S4", 3, "abcd"), "needs 12 bytes of data, the file has 4"},
+      {NumpyVector("<U99999999", 3, "abcd"), "needs 1199999988 bytes"},
+  };
+  for (const Case& c : bad) {
+    auto t = ParseNpy(c.bytes, "'s.npy'");
+    ASSERT_FALSE(t.ok()) << c.message;
+    EXPECT_NE(t.status().message().find(c.message), std::string::npos) << t.status().message();
+  }
 }
 
 }  // namespace
