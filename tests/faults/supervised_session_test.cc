@@ -379,15 +379,21 @@ TEST_F(SupervisedSessionTest, BadOptionsAndAGraphWithoutVariablesAreNamed) {
 // What a RunSteps loop did, in the order it happened: "f<k>" when step k's
 // feeds were asked for, "a<k>" when step k was reported.
 struct LoopLog {
-  std::vector<std::string> events;
+  std::vector<std::string> events;  // "f3": step 3's feeds asked for; "a3": step 3 reported
   std::vector<float> losses;  // of the steps that completed, in order
   std::vector<RecoveryEvent> recoveries;
 
-  size_t At(const std::string& event) const {
-    return static_cast<size_t>(std::find(events.begin(), events.end(), event) - events.begin());
+  // Built by appending: GCC 12's -Wrestrict misreads "f" + std::to_string(k).
+  static std::string Event(char kind, int64_t step) {
+    std::string event(1, kind);
+    return event += std::to_string(step);
   }
-  size_t Count(const std::string& event) const {
-    return static_cast<size_t>(std::count(events.begin(), events.end(), event));
+  void Log(char kind, int64_t step) { events.push_back(Event(kind, step)); }
+  size_t At(char kind, int64_t step) const {
+    return static_cast<size_t>(std::find(events.begin(), events.end(), Event(kind, step)) - events.begin());
+  }
+  size_t Count(char kind, int64_t step) const {
+    return static_cast<size_t>(std::count(events.begin(), events.end(), Event(kind, step)));
   }
 };
 
@@ -397,13 +403,13 @@ StepLoop LoggedLoop(const Regression& g, int64_t until, LoopLog* log,
   StepLoop loop;
   loop.until = until;
   loop.feeds = [&g, log](int64_t k) -> StatusOr<StepLoop::Feeds> {
-    log->events.push_back("f" + std::to_string(k));
+    log->Log('f', k);
     return Feeds(g, k);
   };
   loop.fetches = {g.loss};
   loop.targets = {g.train};
   loop.after_step = [log, go_on](int64_t k, const SupervisedStepResult& r) {
-    log->events.push_back("a" + std::to_string(k));
+    log->Log('a', k);
     if (r.recovery) {
       log->recoveries.push_back(*r.recovery);
     } else {
@@ -434,11 +440,11 @@ TEST_F(SupervisedSessionTest, RunStepsSendsEachStepAheadButNotAcrossACheckpointA
   EXPECT_EQ(s->stats().checkpoints_saved, 1 + kSteps / kEvery);
   EXPECT_EQ(*ListCheckpoints(dir_ + "/ahead"), *ListCheckpoints(dir_ + "/clean"));
   for (int k = 0; k < kSteps; ++k) {
-    EXPECT_EQ(log.Count("f" + std::to_string(k)), 1u) << k;
+    EXPECT_EQ(log.Count('f', k), 1u) << k;
     if (k + 1 == kSteps) continue;
     // Step k+1 is sent while step k runs, unless a checkpoint is saved
     // after step k.
-    const size_t next = log.At("f" + std::to_string(k + 1)), reported = log.At("a" + std::to_string(k));
+    const size_t next = log.At('f', k + 1), reported = log.At('a', k);
     if ((k + 1) % kEvery == 0) {
       EXPECT_GT(next, reported) << k;
     } else {
@@ -468,7 +474,7 @@ TEST_F(SupervisedSessionTest, RunStepsComesThroughAKillWhileAStepIsSentAhead) {
   const RecoveryEvent& e = log.recoveries[0];
   EXPECT_TRUE(e.failed_step == 17 || e.failed_step == 18) << e.failed_step;
   EXPECT_EQ(e.resumed_from, 15);
-  EXPECT_EQ(log.Count("f15"), 2u);  // asked again after the restore
+  EXPECT_EQ(log.Count('f', 15), 2u);  // asked again after the restore
   EXPECT_EQ(s->stats().recoveries, 1);
   ExpectSameValues(clean_w, ValueOf(*s, g.w));
 }
@@ -514,7 +520,7 @@ TEST_F(SupervisedSessionTest, RunStepsStopsWhenAskedAndEndsAtAFailingFeed) {
   ASSERT_TRUE((*s)->RunSteps(rest).ok());
   EXPECT_EQ((*s)->step(), 20);
   for (int k = 12; k + 1 < 20; ++k)
-    EXPECT_GT(log.At("f" + std::to_string(k + 1)), log.At("a" + std::to_string(k)));
+    EXPECT_GT(log.At('f', k + 1), log.At('a', k));
   ExpectSameValues(ValueOf(**one, g.w), ValueOf(**s, g.w));
 }
 
