@@ -1,14 +1,10 @@
 // Disk space for a checkpoint file, claimed before HDF5 writes any of it.
 //
-// Why: HDF5 1.10 cannot survive a failed file close. When the disk fills up
-// under a shard's write, the close that follows fails to flush; the library
-// frees the file's state but keeps its id, and at exit (or at the next call
-// that walks its ids) touches the freed state: `tact train --checkpoint-dir`
-// on a nearly full disk printed its clear error and then died of SIGSEGV,
-// every time. (Later HDF5 releases than Debian 12's 1.10.8 fixed it.) So
-// a shard first checks the free space, then claims its blocks, and HDF5
-// never meets ENOSPC: a full disk is a ResourceExhausted that names the
-// file.
+// Why: a shard that finds the disk full only halfway through has been
+// written in vain, and HDF5 1.10 cannot survive a failed write under it
+// (guarded_driver.h keeps such a failure from HDF5). So a shard first
+// checks the free space, then claims its blocks, and a full disk is a
+// ResourceExhausted that names the file before any of it is written.
 //
 // Blocking calls: never on a CAF thread.
 #pragma once

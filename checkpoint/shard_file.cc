@@ -10,6 +10,7 @@
 
 #include "checkpoint/checksum.h"
 #include "checkpoint/disk_space.h"
+#include "checkpoint/guarded_driver.h"
 
 namespace tact::checkpoint_internal {
 namespace {
@@ -171,8 +172,12 @@ std::string ValuePath(const std::string& name) {
   return path + "/" + kValue;
 }
 
-Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_shards,
-                      double wall_time, const std::vector<std::pair<std::string, Tensor>>& variables) {
+namespace {
+
+// WriteShardFile's work, through the guarded driver, which keeps a failed
+// write in `*failure` instead of telling HDF5.
+Status WriteShard(const std::string& path, int64_t step, int shard, int num_shards, double wall_time,
+                  const std::vector<std::pair<std::string, Tensor>>& variables, WriteFailure* failure) {
   // HDF5 places each dataset's header (its attributes included) where it is
   // created, between the data of the one before and its own: a reader then
   // makes one small read per variable scattered over the whole file, cold
@@ -181,6 +186,9 @@ Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_
   // start of the file, read in a few requests. About 1 KiB per variable is
   // used; the rest of the block stays a hole.
   H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  if (!UseGuardedDriver(fapl.get(), failure)) {
+    return Hdf5Error("cannot set up the file driver for", path, Code::kInternal);
+  }
   const hsize_t meta_block = std::min<hsize_t>(8 << 20, (16384 + 2048 * variables.size() + 4095) / 4096 * 4096);
   H5Pset_meta_block_size(fapl.get(), meta_block);
   // HDF5 must never meet a full disk (disk_space.h).
@@ -213,6 +221,16 @@ Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_
   if (file.Close() < 0) return Hdf5Error("cannot close (flush) checkpoint file", path, Code::kInternal);
   ReleaseSpaceBeyondEnd(path, reserve);
   return Status::OK();
+}
+
+}  // namespace
+
+Status WriteShardFile(const std::string& path, int64_t step, int shard, int num_shards,
+                      double wall_time, const std::vector<std::pair<std::string, Tensor>>& variables) {
+  WriteFailure failure;
+  const Status s = WriteShard(path, step, shard, num_shards, wall_time, variables, &failure);
+  // A failed write is the cause of whatever HDF5 said after it.
+  return failure.failed() ? failure.ToStatus(path) : s;
 }
 
 uint64_t ShardIndexChecksum(const ShardIndex& index) {

@@ -133,6 +133,35 @@ TEST(TactTrainTest, ACheckpointDirectoryOnAFullDiskExitsOneSayingSo) {
   std::filesystem::remove_all(dir);
 }
 
+// Under a file size limit (`ulimit -f`), which no free-space check sees,
+// the write fails inside HDF5: exit 1 with the error, on one process and on
+// a cluster whose ps writes the checkpoint. Through HDF5's own file driver
+// the command printed the error and then died of SIGSEGV at exit
+// (checkpoint/guarded_driver.h).
+TEST(TactTrainTest, ACheckpointPastTheFileSizeLimitExitsOneSayingSo) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  const std::string dir = ::testing::TempDir() + "/tact_fsize_" + std::to_string(getpid());
+  for (const std::string cluster : {"", "--ps 1 --workers 2"}) {
+    std::filesystem::create_directories(dir);
+    // The shell's `trap` makes the write fail with EFBIG rather than end the
+    // process with SIGXFSZ; the limit is in KiB, and the Adam checkpoint
+    // takes 2.8 MB.
+    Result r = test::RunCommand("trap '' XFSZ; ulimit -f 1024; " + std::string(TACT_BINARY) +
+                                " train --model mlp --max-steps 30 --train-limit 1000 --test-limit 100 " +
+                                cluster + " --checkpoint-dir " + dir + " --checkpoint-every-steps 20 2>&1; " +
+                                "echo exit=$?; ls -A " + dir);
+    EXPECT_NE(r.out.find("ResourceExhausted"), std::string::npos) << cluster << ": " << r.out;
+    EXPECT_NE(r.out.find("cannot write checkpoint file '" + dir + "/"), std::string::npos) << cluster << ": "
+                                                                                          << r.out;
+    EXPECT_NE(r.out.find("File too large"), std::string::npos) << cluster << ": " << r.out;
+    EXPECT_EQ(r.out.substr(r.out.find("exit=")), "exit=1\n")
+        << cluster << ": not 1, or files left: " << r.out;
+    std::filesystem::remove_all(dir);
+  }
+}
+
 // The variables' fingerprints in what `tact train --json` runs printed, in
 // order.
 std::vector<std::string> Fingerprints(const std::string& out) {
