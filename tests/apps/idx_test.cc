@@ -4,11 +4,15 @@
 #include "apps/train/data/idx.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 namespace tact::apps {
@@ -99,9 +103,60 @@ TEST_F(IdxTest, TruncatedPixelsNameTheFile) {
   WriteGz(dir_ / "train-images-idx3-ubyte.gz", 0x803, {3, 2, 3}, std::vector<unsigned char>(13, 7));
   auto d = LoadFashionMnist(dir_.string(), "train");
   ASSERT_FALSE(d.ok());
-  EXPECT_NE(d.status().message().find("train-images-idx3-ubyte.gz' is truncated"),
+  EXPECT_NE(d.status().message().find("train-images-idx3-ubyte.gz' is truncated: reading the pixels needs 18 "
+                                      "bytes, only 13 present"),
             std::string::npos)
       << d.status().ToString();
+}
+
+// The pixels are read in parts of 64 KiB: every part lands in its place,
+// and a cut in a later part counts the bytes of the whole.
+TEST_F(IdxTest, PixelsBeyondOnePartAreReadWholeAndTheirCutCountedWhole) {
+  constexpr uint32_t kImages = 12000;  // 72,000 bytes of pixels
+  std::vector<unsigned char> pixels(kImages * 6);
+  for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<unsigned char>(i * 7 % 251);
+  WriteGz(dir_ / "big-images-idx3-ubyte.gz", 0x803, {kImages, 2, 3}, pixels);
+  auto images = ReadIdxImages((dir_ / "big-images-idx3-ubyte.gz").string());
+  ASSERT_TRUE(images.ok()) << images.status().ToString();
+  for (size_t i = 0; i < pixels.size(); ++i) {
+    ASSERT_EQ(images->data<float>()[i], pixels[i] * (1.0f / 255.0f)) << i;  // as the reader scales
+  }
+  pixels.resize(70000);
+  WriteGz(dir_ / "cut-images-idx3-ubyte.gz", 0x803, {kImages, 2, 3}, pixels);
+  const Status cut = ReadIdxImages((dir_ / "cut-images-idx3-ubyte.gz").string()).status();
+  EXPECT_NE(cut.message().find("needs 72000 bytes, only 70000 present"), std::string::npos) << cut.ToString();
+}
+
+// A data set larger than the memory left (`ulimit -v`) is ResourceExhausted
+// naming the file; it used to end the process with abort().
+TEST_F(IdxTest, ADataSetLargerThanTheMemoryLeftIsAnErrorNamingTheFile) {
+  // 60,000 28x28 images of zeros: 47 MB of pixels, 188 MB as floats.
+  WriteGz(dir_ / "train-images-idx3-ubyte.gz", 0x803, {60000, 28, 28},
+          std::vector<unsigned char>(60000 * 28 * 28));
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // 64 MB more address space than the process has now.
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    long vm_kb = 0;
+    while (std::getline(status, line)) {
+      if (line.rfind("VmSize:", 0) == 0) vm_kb = std::stol(line.substr(7));
+    }
+    const rlimit limit{static_cast<rlim_t>(vm_kb + (64 << 10)) << 10, RLIM_INFINITY};
+    if (vm_kb == 0 || setrlimit(RLIMIT_AS, &limit) != 0) _exit(2);
+    const Status s = ReadIdxImages((dir_ / "train-images-idx3-ubyte.gz").string()).status();
+    const bool named = s.message().find("train-images-idx3-ubyte.gz': allocator 'cpu' could not allocate "
+                                        "188160000 bytes") != std::string::npos;
+    if (s.code() != Code::kResourceExhausted || !named) {
+      std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    }
+    _exit(s.code() == Code::kResourceExhausted && named ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: no limit set, 1: not the error expected";
 }
 
 TEST_F(IdxTest, TruncatedHeaderAndCutGzipStreamAreErrors) {

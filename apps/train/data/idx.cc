@@ -24,8 +24,10 @@ struct GzCloser {
 using GzFile = std::unique_ptr<std::remove_pointer_t<gzFile>, GzCloser>;
 
 // Reads exactly n bytes; InvalidArgument naming the file and `what` if the
-// stream ends early or is corrupt.
-Status ReadExactly(gzFile f, const std::string& path, const char* what, void* out, size_t n) {
+// stream ends early or is corrupt. Where `what` is read in parts, `before`
+// bytes of it came before these and it has `whole` in all.
+Status ReadExactly(gzFile f, const std::string& path, const char* what, void* out, size_t n,
+                   size_t before = 0, size_t whole = 0) {
   size_t done = 0;
   auto* p = static_cast<unsigned char*>(out);
   while (done < n) {
@@ -38,8 +40,8 @@ Status ReadExactly(gzFile f, const std::string& path, const char* what, void* ou
                                      ": ", msg ? msg : "unknown error");
     }
     if (got == 0) {
-      return errors::InvalidArgument("IDX file '", path, "' is truncated: reading ", what, " needs ", n,
-                                     " bytes, only ", done, " present");
+      return errors::InvalidArgument("IDX file '", path, "' is truncated: reading ", what, " needs ",
+                                     std::max(whole, n), " bytes, only ", before + done, " present");
     }
     done += static_cast<size_t>(got);
   }
@@ -88,11 +90,20 @@ StatusOr<Tensor> ReadIdxImages(const std::string& path) {
   GzFile f;
   TACT_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, OpenIdx(path, kImageDims, &f));
   const int64_t n = sizes[0], rows = sizes[1], cols = sizes[2];
-  std::vector<unsigned char> pixels(static_cast<size_t>(n * rows * cols));
-  TACT_RETURN_IF_ERROR(ReadExactly(f.get(), path, "the pixels", pixels.data(), pixels.size()));
-  Tensor images(DT_FLOAT, TensorShape({n, rows, cols, 1}));
-  float* out = images.data<float>();
-  for (size_t i = 0; i < pixels.size(); ++i) out[i] = pixels[i] * (1.0f / 255.0f);
+  // Out of memory is an error naming the file, not an abort (`ulimit -v`).
+  StatusOr<Tensor> images = Tensor::Allocate(CpuAllocator(), DT_FLOAT, TensorShape({n, rows, cols, 1}));
+  if (!images.ok()) return images.status().WithPrefix("IDX file '" + path + "': ");
+  // The pixels pass through a small buffer: a copy of all of them held the
+  // data set a second time.
+  float* out = images->data<float>();
+  unsigned char pixels[1 << 16];
+  for (int64_t done = 0, total = images->NumElements(); done < total;) {
+    const int64_t chunk = std::min<int64_t>(total - done, sizeof(pixels));
+    TACT_RETURN_IF_ERROR(ReadExactly(f.get(), path, "the pixels", pixels, static_cast<size_t>(chunk),
+                                     static_cast<size_t>(done), static_cast<size_t>(total)));
+    for (int64_t i = 0; i < chunk; ++i) out[done + i] = pixels[i] * (1.0f / 255.0f);
+    done += chunk;
+  }
   return images;
 }
 
@@ -101,8 +112,9 @@ StatusOr<Tensor> ReadIdxLabels(const std::string& path) {
   TACT_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, OpenIdx(path, kLabelDims, &f));
   std::vector<unsigned char> bytes(static_cast<size_t>(sizes[0]));
   TACT_RETURN_IF_ERROR(ReadExactly(f.get(), path, "the labels", bytes.data(), bytes.size()));
-  Tensor labels(DT_INT32, TensorShape({sizes[0]}));
-  for (size_t i = 0; i < bytes.size(); ++i) labels.data<int32_t>()[i] = bytes[i];
+  StatusOr<Tensor> labels = Tensor::Allocate(CpuAllocator(), DT_INT32, TensorShape({sizes[0]}));
+  if (!labels.ok()) return labels.status().WithPrefix("IDX file '" + path + "': ");
+  for (size_t i = 0; i < bytes.size(); ++i) labels->data<int32_t>()[i] = bytes[i];
   return labels;
 }
 
