@@ -12,7 +12,8 @@ constexpr char kFetchPrefix[] = "msg;fetch;";
 template <typename M>
 StatusOr<Tensor> ToTensor(const M& m) {
   TACT_ASSIGN_OR_RETURN(std::string bytes, Encode(m));
-  Tensor t(DT_UINT8, TensorShape({static_cast<int64_t>(bytes.size())}));
+  TACT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), DT_UINT8,
+                                                   TensorShape({static_cast<int64_t>(bytes.size())})));
   std::memcpy(t.raw_data(), bytes.data(), bytes.size());
   return t;
 }

@@ -71,9 +71,10 @@ StatusOr<std::shared_ptr<Queue>> QueueOf(OpKernelContext* ctx) {
 }
 
 // Row `i` of `t` along its first dimension, as a tensor of its own (a copy).
-Tensor Row(const Tensor& t, int64_t i) {
+// ResourceExhausted, as every allocation below, when memory runs out.
+StatusOr<Tensor> Row(const Tensor& t, int64_t i) {
   std::vector<int64_t> dims(t.shape().dim_sizes().begin() + 1, t.shape().dim_sizes().end());
-  Tensor row(t.dtype(), TensorShape(dims));
+  TACT_ASSIGN_OR_RETURN(Tensor row, Tensor::Allocate(CpuAllocator(), t.dtype(), TensorShape(dims)));
   if (t.dtype() == DT_STRING) {  // a filename queue's strings
     const int64_t n = row.NumElements();
     for (int64_t k = 0; k < n; ++k) row.data<std::string>()[k] = t.data<std::string>()[i * n + k];
@@ -90,7 +91,7 @@ StatusOr<Tensor> Stack(const std::vector<Queue::Tuple>& elements, size_t c, cons
   const Tensor& first = elements[0][c];
   std::vector<int64_t> dims = {static_cast<int64_t>(elements.size())};
   for (int64_t d : first.shape().dim_sizes()) dims.push_back(d);
-  Tensor out(first.dtype(), TensorShape(dims));
+  TACT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(CpuAllocator(), first.dtype(), TensorShape(dims)));
   const size_t bytes = first.TotalBytes();
   for (size_t i = 0; i < elements.size(); ++i) {
     if (elements[i][c].shape() != first.shape()) {
@@ -113,7 +114,7 @@ StatusOr<Tensor> Stack(const std::vector<Queue::Tuple>& elements, size_t c, cons
 // The elements' component `c` stacked along a new first dimension, each
 // padded with zeros to the largest size in every dimension (the elements
 // have one rank: the queue's declared shape).
-Tensor PadStack(const std::vector<Queue::Tuple>& elements, size_t c) {
+StatusOr<Tensor> PadStack(const std::vector<Queue::Tuple>& elements, size_t c) {
   const Tensor& first = elements[0][c];
   const int rank = first.dims();
   std::vector<int64_t> most(first.shape().dim_sizes());
@@ -122,7 +123,7 @@ Tensor PadStack(const std::vector<Queue::Tuple>& elements, size_t c) {
   }
   std::vector<int64_t> dims = {static_cast<int64_t>(elements.size())};
   dims.insert(dims.end(), most.begin(), most.end());
-  Tensor out(first.dtype(), TensorShape(dims));
+  TACT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(CpuAllocator(), first.dtype(), TensorShape(dims)));
   std::memset(out.raw_data(), 0, out.TotalBytes());
   const size_t item = static_cast<size_t>(DataTypeSize(first.dtype()));
   int64_t padded = 1;  // elements of one padded element
@@ -232,7 +233,10 @@ class QueueEnqueueOp : public AsyncOpKernel {
       }
       for (int64_t i = 0; i < n; ++i) {
         Queue::Tuple element;
-        for (const Tensor& t : components) element.push_back(Row(t, i));
+        for (const Tensor& t : components) {
+          TACT_ASSIGN_OR_RETURN(Tensor row, Row(t, i));
+          element.push_back(std::move(row));
+        }
         elements->push_back(std::move(element));
       }
     }
@@ -305,11 +309,7 @@ class QueueDequeueOp : public AsyncOpKernel {
         ctx->set_output(static_cast<int>(c), std::move(elements[0][c]));
         continue;
       }
-      if (padding) {
-        ctx->set_output(static_cast<int>(c), PadStack(elements, c));
-        continue;
-      }
-      StatusOr<Tensor> stacked = Stack(elements, c, name());
+      StatusOr<Tensor> stacked = padding ? PadStack(elements, c) : Stack(elements, c, name());
       OP_REQUIRES_OK(ctx, stacked.status());
       ctx->set_output(static_cast<int>(c), std::move(stacked).value());
     }

@@ -3,9 +3,13 @@
 // Dequeues that wait without holding a thread and end when the queue is
 // closed, the step times out or the session closes.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -231,6 +235,43 @@ TEST_F(QueueSessionTest, ManyElementsGoInAtOnceAndComeOutAsStackedBatches) {
                           {}, {"enqueue_many"});
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("enqueue_many"), std::string::npos) << bad.status().ToString();
+}
+
+// In a process whose address space is limited to 48 MB more than it has:
+// two elements of 40 MB go in, and their batch of 80 MB cannot be made.
+// Exits 0 if that is a ResourceExhausted naming the node and the session
+// then still runs steps.
+[[noreturn]] void BatchPastTheMemoryLimit(const std::string& container) {
+  Scope s = Scope::NewRootScope();
+  Output q = FIFOQueue(s.WithOpName("q"), {DT_FLOAT}, {PartialTensorShape({10 << 20})}, -1, container);
+  QueueEnqueue(s.WithOpName("put"), q, {Placeholder(s.WithOpName("x"), DT_FLOAT)});
+  QueueDequeueMany(s.WithOpName("batch"), q, Const(s, Tensor::Scalar<int32_t>(2)), {DT_FLOAT});
+  QueueSize(s.WithOpName("size"), q);
+  auto session = Open(*s.ToGraphDef());
+  for (int i = 0; i < 2; ++i) {
+    if (!session->Run({{"x:0", Tensor(DT_FLOAT, TensorShape({10 << 20}))}}, {}, {"put"}).ok()) std::exit(2);
+  }
+  std::ifstream status("/proc/self/status");
+  long vm_kb = 0;
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmSize:", 0) == 0) vm_kb = std::stol(line.substr(7));
+  }
+  const rlimit limit{static_cast<rlim_t>(vm_kb + (48 << 10)) << 10, RLIM_INFINITY};
+  if (vm_kb == 0 || setrlimit(RLIMIT_AS, &limit) != 0) std::exit(3);
+  const Status batch = session->Run({}, {"batch:0"}, {}).status();
+  std::fprintf(stderr, "batch: %s\n", batch.ToString().c_str());
+  if (batch.code() != Code::kResourceExhausted || batch.message().find("'batch'") == std::string::npos) {
+    std::exit(4);
+  }
+  std::exit(session->Run({}, {"size:0"}, {}).ok() ? 0 : 5);
+}
+
+TEST_F(QueueSessionTest, ABatchLargerThanTheMemoryLeftIsAnErrorAndTheSessionGoesOn) {
+  // A fresh process for the limit: the test binary started again for this
+  // test alone.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(BatchPastTheMemoryLimit(container_), ::testing::ExitedWithCode(0), "")
+      << "2: enqueue failed, 3: no limit, 4: not ResourceExhausted naming the node, 5: the session ended";
 }
 
 // Sequences of different lengths batched: each padded with zeros to the
