@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,10 @@ namespace tact {
 
 Status DiscardCheckpoint(const std::string& dir, int64_t step) {
   const std::string path = dir + "/" + checkpoint_internal::ManifestFileName(step);
+  // Looked up first: on a read-only file system, removing a file that is not
+  // there fails with EROFS, which hid the save's own error behind this one.
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 && errno == ENOENT) return Status::OK();
   if (std::remove(path.c_str()) != 0) {
     if (errno == ENOENT) return Status::OK();
     return errors::Internal("cannot remove ", path, ": ", std::strerror(errno));

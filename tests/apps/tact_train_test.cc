@@ -162,6 +162,33 @@ TEST(TactTrainTest, ACheckpointPastTheFileSizeLimitExitsOneSayingSo) {
   }
 }
 
+// A run that resumes from a checkpoint directory it cannot write (mounted
+// read-only, in a user and mount namespace of the command's own) stops
+// with the save's own error. Before, the removal of a manifest that was not
+// there (EROFS, not ENOENT) was reported instead: "cannot remove ...".
+TEST(TactTrainTest, AReadOnlyCheckpointDirectoryStopsWithTheSavesError) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  const std::string dir = ::testing::TempDir() + "/tact_read_only_" + std::to_string(getpid());
+  const std::string train = std::string(TACT_BINARY) +
+                            " train --model mlp --train-limit 2000 --test-limit 100 "
+                            "--checkpoint-every-steps 10 --checkpoint-dir " + dir;
+  Result first = test::RunCommand(train + " --max-steps 20 2>&1");
+  ASSERT_EQ(first.status, 0) << first.out;
+  const std::string script = "mount --bind " + dir + " " + dir + " && mount -o remount,bind,ro " + dir +
+                             " || exit 97; " + train + " --epochs 2 2>&1; echo exit=$?";
+  Result r = test::RunCommand("unshare --user --map-root-user --mount sh -c '" + script + "' 2>&1");
+  std::filesystem::remove_all(dir);
+  if (r.status == 97 || r.out.find("unshare:") != std::string::npos) {
+    GTEST_SKIP() << "cannot mount read-only in a user namespace here: " << r.out;
+  }
+  EXPECT_NE(r.out.find("cannot create checkpoint file '" + dir + "/.ckpt-30."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Read-only file system"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("cannot remove"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("exit=1\n"), std::string::npos) << r.out;
+}
+
 // The variables' fingerprints in what `tact train --json` runs printed, in
 // order.
 std::vector<std::string> Fingerprints(const std::string& out) {
