@@ -11,12 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <H5public.h>
-
 #include <cstdio>
 #include <fstream>
 
 #include "checkpoint_test_util.h"
+#include "failed_save_child.h"
 
 namespace tact {
 namespace {
@@ -65,12 +64,7 @@ TEST_F(DiskSpaceTest, ReservedBlocksAreClaimedAndTheUnusedOnesGivenBack) {
   EXPECT_LT(AllocatedBytes(path), 1 << 20);
 }
 
-// Exit codes of the child below.
-constexpr int kNoNamespace = 40;  // no user namespace or tmpfs for this user: skip
-constexpr int kBigShardNotRefused = 41;
-constexpr int kLeftFiles = 42;
-constexpr int kSmallShardFailed = 43;
-constexpr int kReadBackFailed = 44;
+constexpr int kNoNamespace = 40;  // the child's exit: no user namespace or tmpfs here, skip
 
 // Mounts a tmpfs of 1 MiB over `dir` in a user and mount namespace of its
 // own (no privilege needed where user namespaces are allowed).
@@ -97,33 +91,13 @@ TEST_F(DiskSpaceTest, AShardTooBigForTheDiskFailsCleanlyAndTheProcessGoesOn) {
   if (pid == 0) {
     if (!MountSmallDisk(dir())) _exit(kNoNamespace);
     const Tensor big = RandomTensor(DT_FLOAT, {512, 1024}, 1);  // 2 MiB
-    Status s = WriteCheckpointShard(dir(), 0, 0, 1, {{"big/kernel", big}});
-    if (s.code() != Code::kResourceExhausted ||
-        s.message().find("not enough disk space") == std::string::npos) {
-      std::fprintf(stderr, "big shard: %s\n", s.ToString().c_str());
-      _exit(kBigShardNotRefused);
-    }
-    if (!std::filesystem::is_empty(dir())) _exit(kLeftFiles);
-    const Tensor small = RandomTensor(DT_FLOAT, {64, 64}, 2);
-    if (!WriteCheckpointShard(dir(), 1, 0, 1, {{"small", small}}).ok() ||
-        !CommitCheckpoint(dir(), 1, 1).ok()) {
-      _exit(kSmallShardFailed);
-    }
-    auto read = ReadCheckpoint(dir(), 1, {{"small", DT_FLOAT, small.shape()}});
-    if (!read.ok() || !read->variables[0].second.BitwiseEqual(small)) _exit(kReadBackFailed);
-    // HDF5's own teardown, which crashed after a failed close.
-    H5close();
-    _exit(0);
+    const Status s = WriteCheckpointShard(dir(), 0, 0, 1, {{"big/kernel", big}});
+    testing::ExitAfterFailedSave(dir(), s, s.code() == Code::kResourceExhausted &&
+                                               testing::Contains(s, "not enough disk space"));
   }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal "
-                                 << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  if (WEXITSTATUS(status) == kNoNamespace) {
-    GTEST_SKIP() << "cannot mount a small tmpfs in a user namespace here";
-  }
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "41: big shard not refused, 42: files left, 43: small shard failed, "
-                                       "44: read back failed";
+  const int status = testing::ChildExitStatus(pid);
+  if (status == kNoNamespace) GTEST_SKIP() << "cannot mount a small tmpfs in a user namespace here";
+  EXPECT_EQ(status, 0) << testing::kFailedSaveExitCodes;
 }
 
 }  // namespace
