@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iterator>
+#include <mutex>
 
 namespace tact::checkpoint_internal {
 namespace {
@@ -173,9 +174,14 @@ H5FD_class_t MakeClass() {
   return c;
 }
 
+// Registered on first use, and again after the library was shut down and
+// restarted (H5close ends every registration).
 hid_t DriverId() {
   static const H5FD_class_t kClass = MakeClass();
-  static const hid_t id = H5FDregister(&kClass);
+  static std::mutex mu;
+  static hid_t id = H5I_INVALID_HID;
+  std::lock_guard<std::mutex> lock(mu);
+  if (id < 0 || H5Iis_valid(id) <= 0) id = H5FDregister(&kClass);
   return id;
 }
 

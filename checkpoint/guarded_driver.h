@@ -16,7 +16,7 @@
 // descriptor, but keeps the first failure to itself: HDF5 goes on as if the
 // write had succeeded (later writes are skipped), its close succeeds, and
 // the writer then reports the failure as a Status naming the file, and
-// removes the file. The files are plain HDF5: any reader opens them with
+// the file is removed. The files are plain HDF5: any reader opens them with
 // its default driver (h5py, h5ls, tact's own reader).
 //
 // Thread-safety: HDF5 calls the driver under its global lock; each file has

@@ -43,5 +43,22 @@ TEST_F(GuardedDriverTest, AWriteThatFailsUnderHdf5IsAClearErrorAndTheProcessGoes
   EXPECT_EQ(testing::ChildExitStatus(pid), 0) << testing::kFailedSaveExitCodes;
 }
 
+// H5close ends every driver registration: a program that shuts HDF5 down
+// and then saves again gets the driver registered afresh.
+TEST_F(GuardedDriverTest, ASaveAfterHdf5WasShutDownWorks) {
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const testing::Variables vars = testing::DenseModel(3);
+    if (!testing::Save(dir(), 1, vars).ok()) _exit(1);
+    H5close();
+    const Status again = testing::Save(dir(), 2, vars);
+    if (!again.ok()) std::fprintf(stderr, "after H5close: %s\n", again.ToString().c_str());
+    auto read = ReadCheckpoint(dir(), 2, testing::SpecsOf(vars));
+    _exit(again.ok() && read.ok() && read->variables[0].second.BitwiseEqual(vars[0].second) ? 0 : 2);
+  }
+  EXPECT_EQ(testing::ChildExitStatus(pid), 0) << "1: the first save failed, 2: the save after H5close failed";
+}
+
 }  // namespace
 }  // namespace tact
