@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "actors/tls_files.h"
+
 namespace tact {
 
 std::string TaskAddress::ToString() const {
@@ -50,7 +52,7 @@ Status ClusterTls::Check() const {
     if (path->empty()) return errors::InvalidArgument("TLS needs a certificate, its key and a CA file: no ", what);
     if (!std::ifstream(*path)) return errors::InvalidArgument("TLS ", what, " ", *path, ": cannot open");
   }
-  return Status::OK();
+  return CheckTlsFiles(certificate, key, cafile);
 }
 
 StatusOr<ClusterSpec> ClusterSpec::Parse(std::string_view json, const std::string& origin) {

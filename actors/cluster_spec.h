@@ -41,8 +41,9 @@ struct ClusterTls {
   std::string key;
   std::string cafile;
   bool enabled() const { return !certificate.empty(); }
-  // InvalidArgument naming what is missing when only some are given, or a
-  // file that cannot be read.
+  // InvalidArgument naming what is missing when only some are given, a
+  // file that cannot be read, or one that the handshake would refuse
+  // (tls_files.h).
   Status Check() const;
 };
 

@@ -239,7 +239,8 @@ TEST(ClusterSessionTest, UnreachableTaskFailsCreateNamingIt) {
       << session.status().ToString();
 }
 
-// `tact worker` with a bad spec or a port in use exits 1 with the reason.
+// `tact worker` with a bad spec, a port in use or a bad TLS file exits 1
+// with the reason.
 class TactWorkerTest : public ::testing::Test {
  protected:
   int RunWorker(const std::string& args, std::string* err) {
@@ -263,7 +264,7 @@ class TactWorkerTest : public ::testing::Test {
   std::string dir_;
 };
 
-TEST_F(TactWorkerTest, BadSpecAndPortInUseExitWithTheReason) {
+TEST_F(TactWorkerTest, BadSpecPortInUseOrTlsFileExitWithTheReason) {
   std::string err;
   const std::string bad = Write("bad.json", "{\"cluster\": {\"worker\": [\"127.0.0.1\"]}}");
   EXPECT_EQ(RunWorker("--cluster " + bad + " --job worker --task 0", &err), 1);
@@ -289,6 +290,13 @@ TEST_F(TactWorkerTest, BadSpecAndPortInUseExitWithTheReason) {
 
   EXPECT_EQ(RunWorker("--cluster " + busy + " --job ps --task 0", &err), 1);
   EXPECT_NE(err.find("task /job:ps/replica:0/task:0 is not in the cluster"), std::string::npos) << err;
+
+  // A file that is not a certificate: refused before listening (it used to
+  // listen and refuse every peer at the handshake; actors/tls_files.h).
+  const std::string garbage = Write("garbage.pem", "not PEM\n");
+  EXPECT_EQ(RunWorker("--cluster " + busy + " --job worker --task 0 --tls-cert " + garbage + " --tls-key " +
+                          garbage + " --tls-ca " + garbage, &err), 1);
+  EXPECT_NE(err.find("TLS certificate " + garbage + ": no PEM certificate in it"), std::string::npos) << err;
 }
 
 }  // namespace
