@@ -2,12 +2,31 @@
 // itself here through apps/cli/commands.h.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "apps/cli/commands.h"
 #include "apps/cli/integer_flags.h"
 #include "graph/logging.h"
+
+namespace {
+
+// What a command prints is its result: a write that failed (stdout on a
+// full disk) makes the exit status 1, as in the shell's own tools, rather
+// than a success whose output is gone. (CLI11's help goes through
+// std::cout, which writes through stdout.)
+int WithOutputWritten(int status) {
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && !std::ferror(stdout)) return status;
+  std::fprintf(stderr, "tact: cannot write its output: %s\n",
+               flushed ? "a write failed" : std::strerror(error));
+  return status == 0 ? 1 : status;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"tact: dataflow graphs of tensor operations on an actor runtime"};
@@ -31,7 +50,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return WithOutputWritten(app.exit(e));
   }
   if (!log_level.empty()) {
     tact::Status s = tact::SetLogLevel(log_level);
@@ -40,5 +59,5 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  return run ? run() : 0;
+  return WithOutputWritten(run ? run() : 0);
 }

@@ -84,5 +84,18 @@ TEST(TactFlagsTest, IntegersBeyond64BitsAreRefusedNamingTheFlag) {
   EXPECT_NE(r.out.find("/nonexistent"), std::string::npos) << r.out;  // refused for the data, not the flags
 }
 
+// What a command prints is its result: on a full disk (/dev/full) it used
+// to be lost with exit status 0.
+TEST(TactOutputTest, OutputThatCannotBeWrittenExitsOneSayingSo) {
+  for (const char* args : {"example", "--help", "ckpt ls /tmp"}) {
+    const std::string cmd = std::string(TACT_BINARY) + " " + args + " 2>&1 > /dev/full";
+    test::CommandResult r = test::RunCommand(cmd);
+    EXPECT_EQ(r.status, 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("tact: cannot write its output: No space left on device"), std::string::npos)
+        << cmd << ": " << r.out;
+    EXPECT_EQ(test::RunCommand(std::string(TACT_BINARY) + " " + args + " > /dev/null").status, 0) << args;
+  }
+}
+
 }  // namespace
 }  // namespace tact
