@@ -23,7 +23,7 @@ nlohmann::ordered_json Number(double v) {
 StatusOr<std::unique_ptr<MetricsLog>> MetricsLog::Open(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (f == nullptr) return errors::PermissionDenied("cannot append to '", path, "': ", std::strerror(errno));
-  return std::unique_ptr<MetricsLog>(new MetricsLog(f));
+  return std::unique_ptr<MetricsLog>(new MetricsLog(f, path));
 }
 
 MetricsLog::~MetricsLog() { std::fclose(file_); }
@@ -49,7 +49,13 @@ void MetricsLog::Epoch(int epoch, double test_accuracy) {
 void MetricsLog::Line(const std::string& json) {
   std::fputs(json.c_str(), file_);
   std::fputc('\n', file_);
-  std::fflush(file_);
+  const bool flushed = std::fflush(file_) == 0;
+  if ((flushed && !std::ferror(file_)) || write_failed_) return;
+  write_failed_ = true;
+  std::fprintf(stderr,
+               "tact train: --metrics: cannot append to '%s': %s; the lines from step %lld on are lost\n",
+               path_.c_str(), flushed ? "a write failed" : std::strerror(errno),
+               static_cast<long long>(last_step_));
 }
 
 }  // namespace tact::apps

@@ -8,12 +8,15 @@
 // replicas run in loops of their own), an epoch's after its evaluation.
 // Lines are appended and flushed one by one: a run that resumes from a
 // checkpoint continues the curve (steps run again after a recovery appear
-// twice), and a run that dies keeps every line it wrote.
+// twice), and a run that dies keeps every line it wrote. A line that cannot
+// be written (a full disk) is said once on stderr, and the run goes on: the
+// metrics are not worth the training.
 #pragma once
 
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "apps/train/train_options.h"
 #include "graph/status.h"
@@ -30,11 +33,13 @@ class MetricsLog {
   void Epoch(int epoch, double test_accuracy);
 
  private:
-  explicit MetricsLog(std::FILE* f) : file_(f) {}
+  MetricsLog(std::FILE* f, std::string path) : file_(f), path_(std::move(path)) {}
   void Line(const std::string& json);
 
   std::FILE* file_;
+  const std::string path_;
   int64_t last_step_ = 0;
+  bool write_failed_ = false;  // said once on stderr; training goes on
 };
 
 }  // namespace tact::apps

@@ -95,5 +95,21 @@ TEST(TactMetricsTest, EveryStepAndEpochAppendedAndAResumedRunContinuesTheCurve) 
   fs::remove_all(dir);
 }
 
+// A metrics file whose writes fail (a full disk: /dev/full) is said once,
+// naming it, and the run trains on to its end; the lines used to be lost
+// without a word.
+TEST(TactMetricsTest, AMetricsFileThatFillsUpIsSaidOnceAndTheRunGoesOn) {
+  if (!fs::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) GTEST_SKIP() << "no data";
+  test::CommandResult r = test::RunCommand(std::string(TACT_BINARY) +
+                                           " train --max-steps 10 --train-limit 2000 --test-limit 100 "
+                                           "--metrics /dev/full --json 2>&1");
+  EXPECT_EQ(r.status, 0) << r.out;
+  const std::string said = "--metrics: cannot append to '/dev/full': No space left on device";
+  const size_t at = r.out.find(said);
+  EXPECT_NE(at, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(said, at + 1), std::string::npos) << "said more than once: " << r.out;
+  EXPECT_EQ(LastLine(r.out)["steps"], 10) << r.out;
+}
+
 }  // namespace
 }  // namespace tact::apps
