@@ -1,5 +1,7 @@
 #include "apps/cli/graph_file.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -26,9 +28,11 @@ StatusOr<GraphDef> ReadGraphFile(const std::string& path) {
 Status WriteGraphFile(const std::string& path, const GraphDef& def, bool binary) {
   TACT_ASSIGN_OR_RETURN(std::string bytes, binary ? SerializeGraphDef(def) : GraphDefToText(def));
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return errors::PermissionDenied("cannot write graph file '", path, "': ", std::strerror(errno));
   f << bytes;
   f.close();
-  if (!f) return errors::PermissionDenied("cannot write graph file '", path, "'");
+  // A full disk: the reason is the write's, not a permission.
+  if (!f) return errors::ResourceExhausted("cannot write graph file '", path, "': ", std::strerror(errno));
   return Status::OK();
 }
 

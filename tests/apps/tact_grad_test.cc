@@ -89,9 +89,16 @@ TEST_F(TactGradTest, AnOutFileThatCannotBeWrittenIsAnErrorNamingIt) {
   const std::string d = dir_.string();
   const std::string out = d + "/no_such_dir/gg.txt";
   EXPECT_EQ(Tact("grad --graph " + d + "/g.txt --y y:0 --x x0:0 --out " + out), 1);
-  EXPECT_NE(File("err.txt").find("cannot write graph file '" + out + "'"), std::string::npos)
+  EXPECT_NE(File("err.txt").find("cannot write graph file '" + out + "': No such file or directory"),
+            std::string::npos)
       << File("err.txt");
   EXPECT_EQ(File("out.txt"), "");
+  // A full disk: the reason is said.
+  EXPECT_EQ(Tact("grad --graph " + d + "/g.txt --y y:0 --x x0:0 --out /dev/full"), 1);
+  EXPECT_NE(File("err.txt").find("ResourceExhausted: cannot write graph file '/dev/full': "
+                                 "No space left on device"),
+            std::string::npos)
+      << File("err.txt");
 }
 
 }  // namespace
