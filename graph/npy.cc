@@ -1,6 +1,10 @@
 #include "graph/npy.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -357,7 +361,14 @@ Status WriteNpyFile(const std::string& path, const Tensor& t) {
     f.write(static_cast<const char*>(t.raw_data()), static_cast<std::streamsize>(t.TotalBytes()));
   }
   f.close();
-  if (!f) return errors::DataLoss("writing '", path, "' failed");
+  if (!f) {
+    // A part of an array would read as a truncated file at best: none is
+    // left. Only a plain file goes (a device such as /dev/full stays).
+    const std::string why = std::strerror(errno);
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) std::remove(path.c_str());
+    return errors::DataLoss("writing '", path, "' failed: ", why);
+  }
   return Status::OK();
 }
 

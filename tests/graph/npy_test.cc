@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -114,6 +115,29 @@ TEST(NpyTest, WritingALargeTensorCopiesNoneOfIt) {
   std::remove(path.c_str());
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_TRUE(back->BitwiseEqual(filled()));
+}
+
+// A write that fails part way (here past the file size limit, as on a full
+// disk) is an error with the reason, and leaves no truncated file behind.
+TEST(NpyTest, AWriteThatFailsLeavesNoPartOfTheFile) {
+  const std::string path = ::testing::TempDir() + "/tact_npy_cut_" + std::to_string(::getpid()) + ".npy";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG instead
+    const rlimit limit{1 << 20, 1 << 20};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    const Status s = WriteNpyFile(path, Tensor(DT_FLOAT, {1 << 19}));  // 2 MiB
+    const bool said = s.code() == Code::kDataLoss &&
+                      s.message().find("writing '" + path + "' failed: File too large") != std::string::npos;
+    if (!said) std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    std::_Exit(!said ? 1 : ::access(path.c_str(), F_OK) == 0 ? 2 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: not the error expected, 2: a part of the file was left";
+  std::remove(path.c_str());
 }
 
 // A feed is read into its tensor straight from the file: it was read into a
