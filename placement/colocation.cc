@@ -231,7 +231,8 @@ Status InfeasibleError(const Graph& graph, const DeviceList& devices,
   msg += "\nTo fix: ";
   if (some_kernel_fit && !soft) {
     msg += "change or remove the requested devices above, or remove a colocation "
-           "(Scope::ColocateWith, the _class attr), or set allow_soft_placement to place the "
+           "(Scope::ColocateWith, the _class attr), or set allow_soft_placement "
+           "(SessionOptions; `tact run --allow-soft-placement`) to place the "
            "group on a device with kernels for all of it.";
   } else {
     msg += "no device type in the list has kernels for every member: add a device of a "

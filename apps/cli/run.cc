@@ -2,6 +2,7 @@
 // as NumPy .npy files.
 //
 //   tact run --graph g.capnp --feed x:0=x.npy --fetch relu:0 --out results/ [--trace step.json]
+//            [--allow-soft-placement]
 //
 // The graph file may be a binary Cap'n Proto GraphDef or its text form.
 // A fetch "scope/name:1" is written to out/scope_name_1.npy. NumPy has no
@@ -34,6 +35,9 @@ struct RunFlags {
   std::vector<std::string> targets;
   std::string out = ".";
   std::string trace;  // a Chrome trace file of the step, if named
+  // Nodes pinned to devices this machine lacks (a graph written where a GPU
+  // was) go where kernels fit, as TensorFlow's allow_soft_placement.
+  bool allow_soft_placement = false;
 };
 
 // Where each fetch is written: "scope/name:1" -> out/scope_name_1.npy.
@@ -119,7 +123,9 @@ Status RunGraph(const RunFlags& flags) {
   TACT_ASSIGN_OR_RETURN(GraphDef def, ReadGraphFile(flags.graph));
   TACT_ASSIGN_OR_RETURN(const std::vector<std::string> paths, FetchPaths(flags));
   TACT_ASSIGN_OR_RETURN(auto feeds, ReadFeeds(flags, def));
-  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Create());
+  SessionOptions options;
+  options.allow_soft_placement = flags.allow_soft_placement;
+  TACT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Create(options));
   TACT_RETURN_IF_ERROR(session->Extend(def));
   RunMetadata meta;
   TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out, session->Run(feeds, flags.fetches, flags.targets,
@@ -157,6 +163,8 @@ void AddRunCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--target", flags->targets, "node to run for its effect (repeatable)");
   cmd->add_option("--out", flags->out, "directory for the fetched .npy files");
   cmd->add_option("--trace", flags->trace, "write the step's node timeline to this Chrome trace file");
+  cmd->add_flag("--allow-soft-placement", flags->allow_soft_placement,
+                "place nodes pinned to devices this machine lacks where their kernels fit");
   cmd->callback([flags, &run] { run = ExitStatusOf("run", [flags] { return RunGraph(*flags); }); });
 }
 

@@ -82,6 +82,27 @@ TEST_F(TactRunTest, BadInputExitsOneWithAMessage) {
   }
 }
 
+// A graph whose nodes are pinned to a device this machine lacks (written
+// where a GPU or more CPUs were) runs with --allow-soft-placement, and
+// without it is refused saying so.
+TEST_F(TactRunTest, NodesPinnedToADeviceThatIsNotHereRunWithSoftPlacement) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  Neg(s.WithOpName("y").WithDevice("/device:CPU:5"), x);
+  auto def = s.ToGraphDef();
+  ASSERT_TRUE(def.ok());
+  std::ofstream(dir_ / "pinned.bin", std::ios::binary) << *SerializeGraphDef(*def);
+  const std::string run = "--graph " + P("pinned.bin") + " --feed x:0=" + P("x.npy") + " --fetch y:0 --out " +
+                          P("pinned");
+  EXPECT_EQ(Run(run), 1);
+  EXPECT_NE(Stderr().find("'y' requests '/device:CPU:5'"), std::string::npos) << Stderr();
+  EXPECT_NE(Stderr().find("tact run --allow-soft-placement"), std::string::npos) << Stderr();
+  ASSERT_EQ(Run(run + " --allow-soft-placement"), 0) << Stderr();
+  auto y = ReadNpyFile(P("pinned/y_0.npy"));
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ(y->data<float>()[1], -2.0f);
+}
+
 // Two fetches that would share a file ("a/b" and "a_b" both become a_b_0)
 // are refused before the run, so neither result is silently lost.
 TEST_F(TactRunTest, FetchesThatWouldShareAFileAreRefusedBeforeTheRun) {
