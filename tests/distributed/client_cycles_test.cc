@@ -14,6 +14,7 @@
 #include "actors/session.h"
 #include "apps/cluster/local_cluster.h"
 #include "graph/ops/all_ops.h"
+#include "tests/distributed/cluster_test_util.h"
 #include "tests/distributed/process_use.h"
 
 namespace tact {
@@ -32,11 +33,8 @@ void OneClient(const SessionOptions& o, const GraphDef& def, float sum, int i) {
 }
 
 TEST(ClientCyclesTest, AWorkerDropsTheGraphsOfEachClientThatHasGone) {
-  apps::LocalClusterOptions c;
-  c.binary = TACT_BINARY;
-  c.jobs = {{"worker", 1}};
-  auto cluster = apps::LocalCluster::Start(c);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  auto cluster = test_util::StartCluster({{"worker", 1}});
+  ASSERT_NE(cluster, nullptr);
   // A 4 MiB Const on the worker: its partition holds it in its graph and
   // its kernel, so a kept partition shows in the worker's memory.
   constexpr int64_t kElements = int64_t{1} << 20;
@@ -48,11 +46,11 @@ TEST(ClientCyclesTest, AWorkerDropsTheGraphsOfEachClientThatHasGone) {
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   const GraphDef def = *s.ToGraphDef();
   SessionOptions o;
-  o.cluster = (*cluster)->spec();
-  o.cluster_secret = (*cluster)->secret();
+  o.cluster = cluster->spec();
+  o.cluster_secret = cluster->secret();
   // Every partial sum is an integer below 2^24: exact in any order.
   auto client = [&](int i) { OneClient(o, def, 3145722.0f, i); };
-  const pid_t worker = (*cluster)->Pid(TaskName("worker", 0));
+  const pid_t worker = cluster->Pid(TaskName("worker", 0));
   for (int i = 0; i < 5; ++i) client(i);  // every pool and buffer at its working size
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const int64_t before = test_util::UseOf(worker).rss_kib;
@@ -76,18 +74,15 @@ TEST(ClientCyclesTest, AWorkerDropsTheGraphsOfEachClientThatHasGone) {
 // has an actor system of its own, so between sessions the process holds
 // none of CAF's threads or connections.)
 TEST(ClientCyclesTest, AClientThatOpensAndClosesSessionsStaysAtItsSize) {
-  apps::LocalClusterOptions c;
-  c.binary = TACT_BINARY;
-  c.jobs = {{"worker", 2}};
-  auto cluster = apps::LocalCluster::Start(c);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  auto cluster = test_util::StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
   Scope s = Scope::NewRootScope();
   auto x = Const(s.WithDevice("/job:worker/task:0"), Tensor::FromVector<float>({1, 2, 3}, {3}));
   Sum(s.WithDevice("/job:worker/task:1").WithOpName("sum"), x, Const(s, Tensor::Scalar<int32_t>(0)));
   const GraphDef def = *s.ToGraphDef();
   SessionOptions o;
-  o.cluster = (*cluster)->spec();
-  o.cluster_secret = (*cluster)->secret();
+  o.cluster = cluster->spec();
+  o.cluster_secret = cluster->secret();
   auto client = [&](int i) { OneClient(o, def, 6.0f, i); };
   for (int i = 0; i < 5; ++i) client(i);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
