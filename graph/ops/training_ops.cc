@@ -44,6 +44,21 @@ REGISTER_OP("ApplyAdam")
     .Input("epsilon: T").Input("grad: T").Output("out: Ref(T)")
     .Attr("T: {float, double}").Attr("use_locking: bool = false")
     .SetShapeFn([](InferenceContext* c) { return ApplyShape(c, {1, 2, 9}, {3, 4, 5, 6, 7, 8}); });
+REGISTER_OP("ApplyRMSProp")
+    .Input("var: Ref(T)").Input("ms: Ref(T)").Input("mom: Ref(T)").Input("lr: T")
+    .Input("rho: T").Input("momentum: T").Input("epsilon: T").Input("grad: T")
+    .Output("out: Ref(T)").Attr("T: {float, double}").Attr("use_locking: bool = false")
+    .SetShapeFn([](InferenceContext* c) { return ApplyShape(c, {1, 2, 7}, {3, 4, 5, 6}); });
+REGISTER_OP("ApplyAdagrad")
+    .Input("var: Ref(T)").Input("accum: Ref(T)").Input("lr: T").Input("grad: T")
+    .Output("out: Ref(T)").Attr("T: {float, double}").Attr("use_locking: bool = false")
+    .Attr("update_slots: bool = true")
+    .SetShapeFn([](InferenceContext* c) { return ApplyShape(c, {1, 3}, {2}); });
+REGISTER_OP("ApplyAdagradV2")
+    .Input("var: Ref(T)").Input("accum: Ref(T)").Input("lr: T").Input("epsilon: T")
+    .Input("grad: T").Output("out: Ref(T)").Attr("T: {float, double}")
+    .Attr("use_locking: bool = false").Attr("update_slots: bool = true")
+    .SetShapeFn([](InferenceContext* c) { return ApplyShape(c, {1, 4}, {2, 3}); });
 REGISTER_OP("CheckNumerics")
     .Input("tensor: T").Output("output: T").Attr("T: {float, double}")
     .Attr("message: string").SetShapeFn(shape_fn::UnchangedShape);
@@ -65,6 +80,26 @@ Output ApplyAdam(const Scope& s, Input var, Input m, Input v, Input beta1_power,
   return OpBuilder(s, "ApplyAdam").Input(var).Input(m).Input(v).Input(beta1_power)
       .Input(beta2_power).Input(lr).Input(beta1).Input(beta2).Input(epsilon).Input(grad)
       .Attr("use_locking", use_locking).FinalizeOutput();
+}
+
+Output ApplyRMSProp(const Scope& s, Input var, Input ms, Input mom, Input lr, Input rho,
+                    Input momentum, Input epsilon, Input grad, bool use_locking) {
+  return OpBuilder(s, "ApplyRMSProp").Input(var).Input(ms).Input(mom).Input(lr).Input(rho)
+      .Input(momentum).Input(epsilon).Input(grad).Attr("use_locking", use_locking)
+      .FinalizeOutput();
+}
+
+Output ApplyAdagrad(const Scope& s, Input var, Input accum, Input lr, Input grad, bool use_locking,
+                    bool update_slots) {
+  return OpBuilder(s, "ApplyAdagrad").Input(var).Input(accum).Input(lr).Input(grad)
+      .Attr("use_locking", use_locking).Attr("update_slots", update_slots).FinalizeOutput();
+}
+
+Output ApplyAdagradV2(const Scope& s, Input var, Input accum, Input lr, Input epsilon, Input grad,
+                      bool use_locking, bool update_slots) {
+  return OpBuilder(s, "ApplyAdagradV2").Input(var).Input(accum).Input(lr).Input(epsilon)
+      .Input(grad).Attr("use_locking", use_locking).Attr("update_slots", update_slots)
+      .FinalizeOutput();
 }
 
 Output CheckNumerics(const Scope& s, Input tensor, const std::string& message) {

@@ -13,10 +13,17 @@
 //                         m = m + (grad - m) * (1 - beta1)
 //                         v = v + (grad^2 - v) * (1 - beta2)
 //                         var -= lr_t * m / (sqrt(v) + epsilon)
+//   ApplyRMSProp:         ms = ms + (grad^2 - ms) * (1 - rho)
+//                         mom = mom * momentum + lr * grad / sqrt(ms + epsilon)
+//                         var -= mom
+//   ApplyAdagrad:         accum += grad^2              (unless update_slots is false)
+//                         var -= lr * grad / sqrt(accum)
+//   ApplyAdagradV2:       accum += grad^2              (unless update_slots is false)
+//                         var -= lr * grad / (sqrt(accum) + epsilon)
 //
 // use_locking is accepted for TensorFlow's signature; the CPU kernels always
 // hold the Vars' mutexes while updating (kernels/cpu/training_ops.cc).
-// The hyper-parameters are scalars; every slot (accum, m, v) must already be
+// The hyper-parameters are scalars; every slot (accum, m, v, ms, mom) must already be
 // initialised and of var's shape, else the step fails naming the node.
 //
 //   auto w = Variable(s, {10});
@@ -36,6 +43,13 @@ Output ApplyMomentum(const Scope& s, Input var, Input accum, Input lr, Input gra
 Output ApplyAdam(const Scope& s, Input var, Input m, Input v, Input beta1_power, Input beta2_power,
                  Input lr, Input beta1, Input beta2, Input epsilon, Input grad,
                  bool use_locking = false);
+
+Output ApplyRMSProp(const Scope& s, Input var, Input ms, Input mom, Input lr, Input rho,
+                    Input momentum, Input epsilon, Input grad, bool use_locking = false);
+Output ApplyAdagrad(const Scope& s, Input var, Input accum, Input lr, Input grad,
+                    bool use_locking = false, bool update_slots = true);
+Output ApplyAdagradV2(const Scope& s, Input var, Input accum, Input lr, Input epsilon, Input grad,
+                      bool use_locking = false, bool update_slots = true);
 
 // `tensor` unchanged if every element is finite; otherwise the step fails
 // with InvalidArgument "<message> : Tensor had NaN values" (or "Inf").

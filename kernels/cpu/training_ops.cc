@@ -1,4 +1,5 @@
-// ApplyGradientDescent, ApplyMomentum, ApplyAdam and CheckNumerics.
+// ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyRMSProp,
+// ApplyAdagrad(V2) and CheckNumerics.
 //
 // The Apply* kernels update their Vars in place under the Vars' mutexes
 // (taken in address order, so two steps updating overlapping sets cannot
@@ -129,6 +130,68 @@ class ApplyAdamOp : public OpKernel {
 };
 
 template <typename T>
+class ApplyRMSPropOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    T lr, rho, momentum, epsilon;
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 3, "lr", &lr));
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 4, "rho", &rho));
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 5, "momentum", &momentum));
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 6, "epsilon", &epsilon));
+    const Tensor& grad = ctx->input(7);
+    LockedSlots<3> slots;
+    OP_REQUIRES_OK(ctx,
+                   slots.Acquire(ctx, {0, 1, 2}, {"var", "ms", "mom"}, grad, HostCopy(ctx)));
+    T* __restrict var = static_cast<T*>(slots.data(0));
+    T* __restrict ms = static_cast<T*>(slots.data(1));
+    T* __restrict mom = static_cast<T*>(slots.data(2));
+    const T* __restrict g = grad.data<T>();
+    const T one_minus_rho = T(1) - rho;
+    ParallelFor(ctx, slots.size(), 12, [=](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        ms[i] += (g[i] * g[i] - ms[i]) * one_minus_rho;
+        mom[i] = mom[i] * momentum + lr * g[i] / std::sqrt(ms[i] + epsilon);
+        var[i] -= mom[i];
+      }
+    });
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+
+// ApplyAdagrad is ApplyAdagradV2 with an epsilon of 0 (TensorFlow's two
+// ops); `kHasEpsilon` says which inputs the op has.
+template <typename T, bool kHasEpsilon>
+class ApplyAdagradOp : public OpKernel {
+ public:
+  explicit ApplyAdagradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("update_slots", &update_slots_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    T lr, epsilon = T(0);
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 2, "lr", &lr));
+    if (kHasEpsilon) OP_REQUIRES_OK(ctx, ReadScalar(ctx, 3, "epsilon", &epsilon));
+    const Tensor& grad = ctx->input(kHasEpsilon ? 4 : 3);
+    LockedSlots<2> slots;
+    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0, 1}, {"var", "accum"}, grad, HostCopy(ctx)));
+    T* __restrict var = static_cast<T*>(slots.data(0));
+    T* __restrict accum = static_cast<T*>(slots.data(1));
+    const T* __restrict g = grad.data<T>();
+    const bool update_slots = update_slots_;
+    ParallelFor(ctx, slots.size(), 8, [=](int64_t begin, int64_t end) {
+      if (update_slots) {
+        for (int64_t i = begin; i < end; ++i) accum[i] += g[i] * g[i];
+      }
+      for (int64_t i = begin; i < end; ++i) var[i] -= lr * g[i] / (std::sqrt(accum[i]) + epsilon);
+    });
+    ctx->set_output(0, ctx->input(0));
+  }
+
+ private:
+  bool update_slots_ = true;
+};
+
+template <typename T>
 class CheckNumericsOp : public OpKernel {
  public:
   explicit CheckNumericsOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -173,6 +236,12 @@ class CheckNumericsOp : public OpKernel {
                           ApplyMomentumOp<T>);                                                   \
   REGISTER_KERNEL_BUILDER(Name("ApplyAdam").Device(DEVICE_CPU).TypeConstraint<T>("T"),            \
                           ApplyAdamOp<T>);                                                       \
+  REGISTER_KERNEL_BUILDER(Name("ApplyRMSProp").Device(DEVICE_CPU).TypeConstraint<T>("T"),         \
+                          ApplyRMSPropOp<T>);                                                    \
+  REGISTER_KERNEL_BUILDER(Name("ApplyAdagrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),         \
+                          ApplyAdagradOp<T, false>);                                             \
+  REGISTER_KERNEL_BUILDER(Name("ApplyAdagradV2").Device(DEVICE_CPU).TypeConstraint<T>("T"),       \
+                          ApplyAdagradOp<T, true>);                                              \
   REGISTER_KERNEL_BUILDER(Name("CheckNumerics").Device(DEVICE_CPU).TypeConstraint<T>("T"),        \
                           CheckNumericsOp<T>)
 TACT_REGISTER_TRAINING(float);

@@ -28,7 +28,8 @@ const char* const kCoreOps[] = {
     "SoftplusGrad", "SigmoidGrad", "TanhGrad", "BiasAddGrad", "Conv2DBackpropInput",
     "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad", "BroadcastGradientArgs",
     "Variable", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized", "_Send", "_Recv",
-    "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "CheckNumerics"};
+    "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyRMSProp", "ApplyAdagrad",
+    "ApplyAdagradV2", "CheckNumerics"};
 
 TEST(KernelCoverageTest, EveryCoreOpIsDefinedAndHasACpuKernel) {
   for (const char* op : kCoreOps) {

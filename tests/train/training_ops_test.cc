@@ -127,6 +127,90 @@ TYPED_TEST(TrainingOpsTest, AdamOverThreeSteps) {
   }
 }
 
+TYPED_TEST(TrainingOpsTest, RMSPropOverThreeSteps) {
+  using T = TypeParam;
+  const DataType dt = DataTypeToEnum<T>::value;
+  for (double momentum : {0.0, 0.9}) {
+    Scope s = Scope::NewRootScope();
+    auto var = Variable(s.WithOpName("var"), {5}, dt);
+    auto ms = Variable(s.WithOpName("ms"), {5}, dt);
+    auto mom = Variable(s.WithOpName("mom"), {5}, dt);
+    Assign(s.WithOpName("init_var"), var, Vec<T>(kVar0));
+    Assign(s.WithOpName("init_ms"), ms, Vec<T>({0, 0.5, 1, 0, 2}));
+    Assign(s.WithOpName("init_mom"), mom, Vec<T>(kAccum0));
+    auto g = Placeholder(s.WithOpName("g"), dt);
+    auto sc = [](double x) { return Input(Tensor::Scalar<T>(T(x))); };
+    // An epsilon this large tells inside the square root from outside.
+    ApplyRMSProp(s.WithOpName("apply"), var, ms, mom, sc(0.01), sc(0.9), sc(momentum), sc(0.1), g);
+    Identity(s.WithOpName("read_var"), var);
+    Identity(s.WithOpName("read_ms"), ms);
+    Identity(s.WithOpName("read_mom"), mom);
+    auto session = test::NewSession(s);
+    ASSERT_TRUE(session->Run({}, {}, {"init_var", "init_ms", "init_mom"}).ok());
+    std::vector<double> w = kVar0, m2 = {0, 0.5, 1, 0, 2}, m1 = kAccum0;
+    const double lr = static_cast<double>(T(0.01)), rho = static_cast<double>(T(0.9));
+    const double mu = static_cast<double>(T(momentum)), eps = static_cast<double>(T(0.1));
+    for (int step = 0; step < 3; ++step) {
+      std::vector<double> grad(5);
+      for (int i = 0; i < 5; ++i) grad[i] = kGrad[i] * (1 + step);
+      auto out = session->Run({{"g", Vec<T>(grad)}}, {}, {"apply"});
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      for (int i = 0; i < 5; ++i) {
+        m2[i] = rho * m2[i] + (1 - rho) * grad[i] * grad[i];
+        m1[i] = mu * m1[i] + lr * grad[i] / std::sqrt(m2[i] + eps);
+        w[i] -= m1[i];
+      }
+      ExpectNear(AsDoubles<T>(test::Fetch(session.get(), "read_var")), w, 1e-5);
+      ExpectNear(AsDoubles<T>(test::Fetch(session.get(), "read_ms")), m2, 1e-5);
+      ExpectNear(AsDoubles<T>(test::Fetch(session.get(), "read_mom")), m1, 1e-5);
+    }
+  }
+}
+
+// ApplyAdagrad (no epsilon) and ApplyAdagradV2, updating the accumulator
+// or, with update_slots false, only reading it.
+TYPED_TEST(TrainingOpsTest, AdagradAndAdagradV2OverThreeSteps) {
+  using T = TypeParam;
+  const DataType dt = DataTypeToEnum<T>::value;
+  const std::vector<double> accum0 = {0.1, 0.2, 0.3, 0.1, 0.5};
+  for (bool v2 : {false, true}) {
+    for (bool update_slots : {true, false}) {
+      Scope s = Scope::NewRootScope();
+      auto var = Variable(s.WithOpName("var"), {5}, dt);
+      auto accum = Variable(s.WithOpName("accum"), {5}, dt);
+      Assign(s.WithOpName("init_var"), var, Vec<T>(kVar0));
+      Assign(s.WithOpName("init_accum"), accum, Vec<T>(accum0));
+      auto g = Placeholder(s.WithOpName("g"), dt);
+      auto sc = [](double x) { return Input(Tensor::Scalar<T>(T(x))); };
+      if (v2) {
+        ApplyAdagradV2(s.WithOpName("apply"), var, accum, sc(0.05), sc(0.1), g, false,
+                       update_slots);
+      } else {
+        ApplyAdagrad(s.WithOpName("apply"), var, accum, sc(0.05), g, false, update_slots);
+      }
+      Identity(s.WithOpName("read_var"), var);
+      Identity(s.WithOpName("read_accum"), accum);
+      auto session = test::NewSession(s);
+      ASSERT_TRUE(session->Run({}, {}, {"init_var", "init_accum"}).ok());
+      std::vector<double> w = kVar0, a = accum0;
+      const double lr = static_cast<double>(T(0.05));
+      const double eps = v2 ? static_cast<double>(T(0.1)) : 0.0;
+      for (int step = 0; step < 3; ++step) {
+        std::vector<double> grad(5);
+        for (int i = 0; i < 5; ++i) grad[i] = kGrad[i] - 0.2 * step;
+        auto out = session->Run({{"g", Vec<T>(grad)}}, {}, {"apply"});
+        ASSERT_TRUE(out.ok()) << out.status().ToString();
+        for (int i = 0; i < 5; ++i) {
+          if (update_slots) a[i] += grad[i] * grad[i];
+          w[i] -= lr * grad[i] / (std::sqrt(a[i]) + eps);
+        }
+        ExpectNear(AsDoubles<T>(test::Fetch(session.get(), "read_var")), w, 1e-5);
+        ExpectNear(AsDoubles<T>(test::Fetch(session.get(), "read_accum")), a, 1e-5);
+      }
+    }
+  }
+}
+
 // A tensor big enough for ParallelFor to split it: every element updated once.
 TEST(TrainingOpsTest, GradientDescentOnALargeTensor) {
   const int64_t n = 1 << 20;
