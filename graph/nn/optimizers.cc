@@ -1,5 +1,7 @@
 #include "graph/nn/optimizers.h"
 
+#include <cmath>
+
 #include "graph/nn/initializers.h"
 #include "graph/ops/all_ops.h"
 
@@ -24,8 +26,9 @@ StatusOr<TensorShape> VarShape(const Scope& scope, const Output& var) {
   return shape.AsTensorShape();
 }
 
-Output Slot(const Scope& scope, const Output& var, const TensorShape& shape, const char* suffix) {
-  return VariableWithInit(scope, var.node->name() + "/" + suffix, shape, ZerosInit(),
+Output Slot(const Scope& scope, const Output& var, const TensorShape& shape, const char* suffix,
+            Initializer init = ZerosInit()) {
+  return VariableWithInit(scope, var.node->name() + "/" + suffix, shape, std::move(init),
                           BaseType(var.type()),
                           /*trainable=*/false);
 }
@@ -33,6 +36,40 @@ Output Slot(const Scope& scope, const Output& var, const TensorShape& shape, con
 Status Fail(const Scope& scope, Status s) {
   scope.UpdateStatus(s);
   return s;
+}
+
+// The ranges PyTorch's optimizers accept (a NaN is in none): a negative
+// rate or accumulator, or a decay of 1 or more, trains into NaN or away
+// from the minimum without a word.
+Status CheckHyperParameters(const Optimizer& o) {
+  auto at_least_zero = [&](const char* name, double v) -> Status {
+    if (std::isfinite(v) && v >= 0) return Status::OK();
+    return errors::InvalidArgument(o.Name(), ": ", name, " must be a finite number >= 0, got ", v);
+  };
+  auto decay = [&](const char* name, double v) -> Status {
+    if (v >= 0 && v < 1) return Status::OK();
+    return errors::InvalidArgument(o.Name(), ": ", name, " must be in [0, 1), got ", v);
+  };
+  TACT_RETURN_IF_ERROR(at_least_zero("learning_rate", o.learning_rate));
+  switch (o.kind) {
+    case Optimizer::Kind::kGradientDescent:
+      return Status::OK();
+    case Optimizer::Kind::kMomentum:
+      return at_least_zero("momentum", o.momentum);
+    case Optimizer::Kind::kAdam:
+      TACT_RETURN_IF_ERROR(decay("beta1", o.beta1));
+      TACT_RETURN_IF_ERROR(decay("beta2", o.beta2));
+      return at_least_zero("epsilon", o.epsilon);
+    case Optimizer::Kind::kRMSProp:
+      TACT_RETURN_IF_ERROR(decay("rho", o.rho));
+      TACT_RETURN_IF_ERROR(at_least_zero("momentum", o.momentum));
+      return at_least_zero("epsilon", o.epsilon);
+    case Optimizer::Kind::kAdagrad:
+      TACT_RETURN_IF_ERROR(at_least_zero("initial_accumulator_value",
+                                         o.initial_accumulator_value));
+      return at_least_zero("epsilon", o.epsilon);
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -63,6 +100,25 @@ Optimizer Optimizer::Adam(double lr, double beta1, double beta2, double epsilon)
   return o;
 }
 
+Optimizer Optimizer::RMSProp(double lr, double rho, double momentum, double epsilon) {
+  Optimizer o;
+  o.kind = Kind::kRMSProp;
+  o.learning_rate = lr;
+  o.rho = rho;
+  o.momentum = momentum;
+  o.epsilon = epsilon;
+  return o;
+}
+
+Optimizer Optimizer::Adagrad(double lr, double initial_accumulator_value, double epsilon) {
+  Optimizer o;
+  o.kind = Kind::kAdagrad;
+  o.learning_rate = lr;
+  o.initial_accumulator_value = initial_accumulator_value;
+  o.epsilon = epsilon;
+  return o;
+}
+
 std::string Optimizer::Name() const {
   switch (kind) {
     case Kind::kGradientDescent:
@@ -71,6 +127,10 @@ std::string Optimizer::Name() const {
       return "Momentum";
     case Kind::kAdam:
       return "Adam";
+    case Kind::kRMSProp:
+      return "RMSProp";
+    case Kind::kAdagrad:
+      return "Adagrad";
   }
   return "Optimizer";
 }
@@ -87,6 +147,7 @@ StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
                                 const GradsAndVars& grads_and_vars, Output global_step,
                                 bool check_numerics) {
   if (!scope.ok()) return scope.status();
+  if (Status hp = CheckHyperParameters(optimizer); !hp.ok()) return Fail(scope, hp);
   if (grads_and_vars.empty()) {
     return Fail(scope, errors::InvalidArgument("ApplyGradients: no (gradient, variable) pairs"));
   }
@@ -157,6 +218,21 @@ StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
         applies.push_back(ApplyAdam(update, var, m, v, beta1_power, beta2_power, lr,
                                     ScalarOf(dt, optimizer.beta1), ScalarOf(dt, optimizer.beta2),
                                     ScalarOf(dt, optimizer.epsilon), grads[i]));
+        break;
+      }
+      case Optimizer::Kind::kRMSProp: {
+        Output ms = Slot(scope, var, shapes[i], "RMSProp");
+        Output mom = Slot(scope, var, shapes[i], "RMSProp_1");
+        applies.push_back(ApplyRMSProp(update, var, ms, mom, lr, ScalarOf(dt, optimizer.rho),
+                                       ScalarOf(dt, optimizer.momentum),
+                                       ScalarOf(dt, optimizer.epsilon), grads[i]));
+        break;
+      }
+      case Optimizer::Kind::kAdagrad: {
+        Output accum = Slot(scope, var, shapes[i], "Adagrad",
+                            ConstantInit(optimizer.initial_accumulator_value));
+        applies.push_back(ApplyAdagradV2(update, var, accum, lr,
+                                         ScalarOf(dt, optimizer.epsilon), grads[i]));
         break;
       }
     }

@@ -9,9 +9,21 @@
 //   // each session->Run({...}, {}, {train->name()}) is one step
 //
 // Slots (Momentum's "<var>/Momentum", Adam's "<var>/Adam" (m) and
-// "<var>/Adam_1" (v), and Adam's "beta1_power"/"beta2_power") are
-// zero-initialised non-trainable variables recorded for InitAllVariables
-// (nn/variables.h), so build the init op after ApplyGradients.
+// "<var>/Adam_1" (v), and Adam's "beta1_power"/"beta2_power", RMSProp's
+// "<var>/RMSProp" (ms) and "<var>/RMSProp_1" (mom), Adagrad's
+// "<var>/Adagrad" (accum)) are non-trainable variables recorded for
+// InitAllVariables (nn/variables.h), so build the init op after
+// ApplyGradients. Every slot starts at zero but Adagrad's accumulator, at
+// initial_accumulator_value, and Adam's powers, at beta1 and beta2.
+//
+// The names are TensorFlow 1's; the defaults are Keras's (TensorFlow 2):
+//   Adam     lr 1e-3, beta1 0.9, beta2 0.999, epsilon 1e-7
+//   RMSProp  lr 1e-3, rho 0.9, momentum 0, epsilon 1e-7, ms from zero
+//            (TensorFlow 1 started ms at one; Keras and PyTorch at zero)
+//   Adagrad  lr 1e-3, initial_accumulator_value 0.1, epsilon 1e-7
+// RMSProp keeps its momentum slot even at momentum 0, as TensorFlow 1's
+// did, so that one ApplyRMSProp kernel does every update (epsilon inside
+// the square root: TensorFlow's formula, graph/ops/training_ops.h).
 //
 // With check_numerics every gradient passes through CheckNumerics and every
 // update waits on all the checks: a NaN or Inf in any gradient fails the
@@ -27,17 +39,25 @@
 namespace tact {
 
 struct Optimizer {
-  enum class Kind { kGradientDescent, kMomentum, kAdam };
+  enum class Kind { kGradientDescent, kMomentum, kAdam, kRMSProp, kAdagrad };
   Kind kind = Kind::kGradientDescent;
   double learning_rate = 0.01;
-  double momentum = 0;  // Momentum
+  double momentum = 0;  // Momentum, RMSProp
   bool use_nesterov = false;
-  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7;  // Adam (Keras's defaults)
+  double beta1 = 0.9, beta2 = 0.999;  // Adam
+  double epsilon = 1e-7;              // Adam, RMSProp, Adagrad
+  double rho = 0.9;                   // RMSProp
+  double initial_accumulator_value = 0.1;  // Adagrad
 
   static Optimizer GradientDescent(double lr);
   static Optimizer Momentum(double lr, double momentum, bool use_nesterov = false);
   static Optimizer Adam(double lr, double beta1 = 0.9, double beta2 = 0.999, double epsilon = 1e-7);
-  // "GradientDescent", "Momentum" or "Adam": the sub-scope of its nodes.
+  static Optimizer RMSProp(double lr, double rho = 0.9, double momentum = 0,
+                           double epsilon = 1e-7);
+  static Optimizer Adagrad(double lr, double initial_accumulator_value = 0.1,
+                           double epsilon = 1e-7);
+  // "GradientDescent", "Momentum", "Adam", "RMSProp" or "Adagrad": the
+  // sub-scope of its nodes and the suffix of its slots.
   std::string Name() const;
 };
 
@@ -51,8 +71,10 @@ using GradsAndVars = std::vector<std::pair<Output, Output>>;
 // The train op (a NoOp named "<Name()>/train" under scope's prefix).
 // `global_step` may be empty (no step counter); otherwise it is an int64
 // variable incremented once per step after the updates. InvalidArgument
-// (also recorded in the scope) for an empty list, an empty Output, or a
-// variable of unknown shape.
+// (also recorded in the scope) for an empty list, an empty Output, a
+// variable of unknown shape, or a hyper-parameter out of the range
+// PyTorch's optimizers accept (rates, momenta, epsilons and Adagrad's
+// initial accumulator finite and >= 0; beta1, beta2 and rho in [0, 1)).
 StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
                                 const GradsAndVars& grads_and_vars, Output global_step,
                                 bool check_numerics);

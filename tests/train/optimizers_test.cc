@@ -1,5 +1,6 @@
-// ApplyGradients: GradientDescent, Momentum and Adam on hand-fed gradients
-// against the formulas in double, global_step, and check_numerics.
+// ApplyGradients: GradientDescent, Momentum, Adam, RMSProp and Adagrad on
+// hand-fed gradients against the formulas in double, global_step, the
+// slots, check_numerics and hyper-parameters out of range.
 #include "graph/nn/optimizers.h"
 
 #include <cmath>
@@ -99,6 +100,86 @@ TEST(OptimizersTest, AdamOverThreeSteps) {
     *v = b2 * *v + (1 - b2) * g * g;
     *p -= lr_t * *m / (std::sqrt(*v) + eps);
   });
+}
+
+// With and without momentum: ms and mom are the two slots.
+TEST(OptimizersTest, RMSPropOverThreeSteps) {
+  for (double momentum : {0.0, 0.9}) {
+    const double lr = 0.01f, rho = 0.9f, mu = static_cast<float>(momentum), eps = 1e-7f;
+    RunThreeSteps(Optimizer::RMSProp(0.01, 0.9, momentum),
+                  [&](double* p, double g, double* ms, double* mom, int) {
+                    *ms = rho * *ms + (1 - rho) * g * g;
+                    *mom = mu * *mom + lr * g / std::sqrt(*ms + eps);
+                    *p -= *mom;
+                  });
+  }
+}
+
+// The accumulator starts at initial_accumulator_value, not at zero.
+TEST(OptimizersTest, AdagradOverThreeSteps) {
+  const double lr = 0.05f, eps = 1e-7f, init = 0.1f;
+  RunThreeSteps(Optimizer::Adagrad(0.05), [&](double* p, double g, double* a, double*, int step) {
+    if (step == 1) *a = init;
+    *a += g * g;
+    *p -= lr * g / (std::sqrt(*a) + eps);
+  });
+}
+
+TEST(OptimizersTest, RMSPropAndAdagradSlotsHaveTensorFlowsNamesAndStartValues) {
+  struct Case {
+    Optimizer opt;
+    std::vector<std::string> slots;
+    double start;
+  };
+  for (const Case& c : {Case{Optimizer::RMSProp(0.1), {"w/RMSProp", "w/RMSProp_1"}, 0.0},
+                        Case{Optimizer::Adagrad(0.1, 0.25), {"w/Adagrad"}, 0.25}}) {
+    Scope s = Scope::NewRootScope();
+    auto w = VariableWithInit(s, "w", TensorShape({3}), ZerosInit());
+    auto g = Placeholder(s.WithOpName("g"), DT_FLOAT);
+    ASSERT_TRUE(ApplyGradients(s, c.opt, {{g, w}}, GlobalStep(s), false).ok());
+    std::vector<std::string> names;
+    for (const auto& v : AllVariables(s)) names.push_back(v.name);
+    std::vector<std::string> want = {"w", "global_step"};
+    want.insert(want.end(), c.slots.begin(), c.slots.end());
+    EXPECT_EQ(names, want);
+    ASSERT_EQ(TrainableVariables(s).size(), 1u);
+    InitAllVariables(s.WithOpName("init"));
+    auto session = test::NewSession(s);
+    ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+    for (const std::string& slot : c.slots) {
+      EXPECT_EQ(AsDoubles<float>(Fetch(session.get(), slot)), std::vector<double>(3, c.start))
+          << slot;
+    }
+  }
+}
+
+TEST(OptimizersTest, HyperParametersOutOfRangeAreRefusedNamingThem) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case {
+    Optimizer opt;
+    const char* says;
+  };
+  for (const Case& c : {
+           Case{Optimizer::GradientDescent(-0.1), "GradientDescent: learning_rate must be"},
+           Case{Optimizer::Momentum(0.1, nan), "Momentum: momentum must be"},
+           Case{Optimizer::Adam(0.1, 1.0), "Adam: beta1 must be in [0, 1), got 1"},
+           Case{Optimizer::Adam(0.1, 0.9, 0.999, -1e-7), "Adam: epsilon must be"},
+           Case{Optimizer::RMSProp(0.1, 1.5), "RMSProp: rho must be in [0, 1), got 1.5"},
+           Case{Optimizer::RMSProp(0.1, 0.9, -0.5), "RMSProp: momentum must be"},
+           Case{Optimizer::Adagrad(0.1, -0.1), "Adagrad: initial_accumulator_value must be"},
+           Case{Optimizer::Adagrad(std::numeric_limits<double>::infinity()),
+                "Adagrad: learning_rate must be a finite number >= 0, got inf"},
+       }) {
+    Scope s = Scope::NewRootScope();
+    auto w = VariableWithInit(s, "w", TensorShape({3}), ZerosInit());
+    auto g = Placeholder(s.WithOpName("g"), DT_FLOAT);
+    auto train = ApplyGradients(s, c.opt, {{g, w}}, GlobalStep(s), false);
+    ASSERT_FALSE(train.ok()) << c.says;
+    EXPECT_EQ(train.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(train.status().message().find(c.says), std::string::npos)
+        << train.status().ToString();
+    EXPECT_FALSE(s.ok());
+  }
 }
 
 TEST(OptimizersTest, AdamSlotsAreRecordedAndNotTrainable) {
