@@ -51,6 +51,34 @@ __global__ void AdamKernel(T* __restrict__ var, T* __restrict__ m, T* __restrict
     var[i] -= lr_t * mi / (sqrt(vi) + eps);
   }
 }
+template <typename T>
+__global__ void RMSPropKernel(T* __restrict__ var, T* __restrict__ ms, T* __restrict__ mom,
+                              const T* __restrict__ lr, const T* __restrict__ rho,
+                              const T* __restrict__ momentum, const T* __restrict__ epsilon,
+                              const T* __restrict__ grad, int64_t n) {
+  const T l = *lr, one_minus_rho = T(1) - *rho, mu = *momentum, eps = *epsilon;
+  TACT_GRID_STRIDE(i, n) {
+    const T g = grad[i];
+    const T s = ms[i] + (g * g - ms[i]) * one_minus_rho;
+    const T m = mom[i] * mu + l * g / sqrt(s + eps);
+    ms[i] = s;
+    mom[i] = m;
+    var[i] -= m;
+  }
+}
+
+template <typename T>
+__global__ void AdagradKernel(T* __restrict__ var, T* __restrict__ accum,
+                              const T* __restrict__ lr, const T* __restrict__ epsilon,
+                              const T* __restrict__ grad, bool update_slots, int64_t n) {
+  const T l = *lr, eps = epsilon ? *epsilon : T(0);
+  TACT_GRID_STRIDE(i, n) {
+    const T g = grad[i];
+    const T a = update_slots ? accum[i] + g * g : accum[i];
+    accum[i] = a;
+    var[i] -= l * g / (sqrt(a) + eps);
+  }
+}
 #undef TACT_GRID_STRIDE
 
 template <typename T>
@@ -101,6 +129,32 @@ cudaError_t LaunchApplyAdam(ElementType type, void* var, void* m, void* v,
         static_cast<T*>(var), static_cast<T*>(m), static_cast<T*>(v), P<T>(s.beta1_power),
         P<T>(s.beta2_power), P<T>(s.lr), P<T>(s.beta1), P<T>(s.beta2), P<T>(s.epsilon),
         P<T>(grad), n);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t LaunchApplyRMSProp(ElementType type, void* var, void* ms, void* mom,
+                               const void* const scalars[4], const void* grad, int64_t n,
+                               cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  return ForFloatOrDouble(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    RMSPropKernel<T><<<cuda::Blocks(n), cuda::kThreads, 0, stream>>>(
+        static_cast<T*>(var), static_cast<T*>(ms), static_cast<T*>(mom), P<T>(scalars[0]),
+        P<T>(scalars[1]), P<T>(scalars[2]), P<T>(scalars[3]), P<T>(grad), n);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t LaunchApplyAdagrad(ElementType type, void* var, void* accum, const void* lr,
+                               const void* epsilon, const void* grad, bool update_slots,
+                               int64_t n, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  return ForFloatOrDouble(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    AdagradKernel<T><<<cuda::Blocks(n), cuda::kThreads, 0, stream>>>(
+        static_cast<T*>(var), static_cast<T*>(accum), P<T>(lr), P<T>(epsilon), P<T>(grad),
+        update_slots, n);
     return cudaGetLastError();
   });
 }

@@ -41,4 +41,17 @@ cudaError_t LaunchApplyAdam(ElementType type, void* var, void* m, void* v,
                             const AdamScalars& scalars, const void* grad, int64_t n,
                             cudaStream_t stream);
 
+// ms += (grad^2 - ms) * (1 - rho);
+// mom = mom * momentum + lr * grad / sqrt(ms + epsilon); var -= mom.
+// The scalars lr, rho, momentum and epsilon, in that order.
+cudaError_t LaunchApplyRMSProp(ElementType type, void* var, void* ms, void* mom,
+                               const void* const scalars[4], const void* grad, int64_t n,
+                               cudaStream_t stream);
+
+// accum += grad^2 (if update_slots); var -= lr * grad / (sqrt(accum) + epsilon).
+// ApplyAdagrad passes a null epsilon: none is added.
+cudaError_t LaunchApplyAdagrad(ElementType type, void* var, void* accum, const void* lr,
+                               const void* epsilon, const void* grad, bool update_slots,
+                               int64_t n, cudaStream_t stream);
+
 }  // namespace tact::gpu

@@ -1,5 +1,5 @@
-// GPU kernels of ApplyGradientDescent, ApplyMomentum and ApplyAdam (float,
-// double): the CPU kernels' contract (kernels/cpu/training_ops.cc) with the
+// GPU kernels of ApplyGradientDescent, ApplyMomentum, ApplyAdam,
+// ApplyRMSProp and ApplyAdagrad(V2) (float, double): the CPU kernels' contract (kernels/cpu/training_ops.cc) with the
 // update enqueued on the compute stream.
 //
 // The Vars are locked (in address order) while the kernel checks them and
@@ -124,6 +124,63 @@ class GpuApplyAdamOp : public OpKernel {
   }
 };
 
+class GpuApplyRMSPropOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    gpu::GpuDevice* d = gpu::KernelDevice(ctx);
+    if (!d) return;
+    const void* scalars[4] = {};
+    OP_REQUIRES_OK(ctx, ScalarAt(ctx, 3, "lr", &scalars[0]));
+    OP_REQUIRES_OK(ctx, ScalarAt(ctx, 4, "rho", &scalars[1]));
+    OP_REQUIRES_OK(ctx, ScalarAt(ctx, 5, "momentum", &scalars[2]));
+    OP_REQUIRES_OK(ctx, ScalarAt(ctx, 6, "epsilon", &scalars[3]));
+    const Tensor& grad = ctx->input(7);
+    LockedSlots<3> slots;
+    OP_REQUIRES_OK(ctx,
+                   slots.Acquire(ctx, {0, 1, 2}, {"var", "ms", "mom"}, grad, DeviceCopy(d)));
+    if (!gpu::CudaOk(ctx,
+                     gpu::LaunchApplyRMSProp(*gpu::ElementTypeOf(grad.dtype()), slots.data(0),
+                                             slots.data(1), slots.data(2), scalars,
+                                             grad.raw_data(), slots.size(), d->compute_stream()),
+                     "ApplyRMSProp")) {
+      return;
+    }
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+
+// ApplyAdagrad and, with kHasEpsilon, ApplyAdagradV2.
+template <bool kHasEpsilon>
+class GpuApplyAdagradOp : public OpKernel {
+ public:
+  explicit GpuApplyAdagradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("update_slots", &update_slots_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    gpu::GpuDevice* d = gpu::KernelDevice(ctx);
+    if (!d) return;
+    const void* lr = nullptr;
+    const void* epsilon = nullptr;
+    OP_REQUIRES_OK(ctx, ScalarAt(ctx, 2, "lr", &lr));
+    if (kHasEpsilon) OP_REQUIRES_OK(ctx, ScalarAt(ctx, 3, "epsilon", &epsilon));
+    const Tensor& grad = ctx->input(kHasEpsilon ? 4 : 3);
+    LockedSlots<2> slots;
+    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0, 1}, {"var", "accum"}, grad, DeviceCopy(d)));
+    if (!gpu::CudaOk(ctx,
+                     gpu::LaunchApplyAdagrad(*gpu::ElementTypeOf(grad.dtype()), slots.data(0),
+                                             slots.data(1), lr, epsilon, grad.raw_data(),
+                                             update_slots_, slots.size(), d->compute_stream()),
+                     kHasEpsilon ? "ApplyAdagradV2" : "ApplyAdagrad")) {
+      return;
+    }
+    ctx->set_output(0, ctx->input(0));
+  }
+
+ private:
+  bool update_slots_ = true;
+};
+
 const std::vector<DataType> kTypes = {DT_FLOAT, DT_DOUBLE};
 REGISTER_KERNEL_BUILDER(Name("ApplyGradientDescent").Device(DEVICE_GPU).TypeConstraint("T", kTypes),
                         GpuApplyGradientDescentOp);
@@ -131,6 +188,12 @@ REGISTER_KERNEL_BUILDER(Name("ApplyMomentum").Device(DEVICE_GPU).TypeConstraint(
                         GpuApplyMomentumOp);
 REGISTER_KERNEL_BUILDER(Name("ApplyAdam").Device(DEVICE_GPU).TypeConstraint("T", kTypes),
                         GpuApplyAdamOp);
+REGISTER_KERNEL_BUILDER(Name("ApplyRMSProp").Device(DEVICE_GPU).TypeConstraint("T", kTypes),
+                        GpuApplyRMSPropOp);
+REGISTER_KERNEL_BUILDER(Name("ApplyAdagrad").Device(DEVICE_GPU).TypeConstraint("T", kTypes),
+                        GpuApplyAdagradOp<false>);
+REGISTER_KERNEL_BUILDER(Name("ApplyAdagradV2").Device(DEVICE_GPU).TypeConstraint("T", kTypes),
+                        GpuApplyAdagradOp<true>);
 
 }  // namespace
 }  // namespace tact

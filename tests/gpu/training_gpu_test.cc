@@ -1,7 +1,8 @@
 // The GPU kernels of ApplyGradientDescent, ApplyMomentum (plain and
-// Nesterov) and ApplyAdam against the CPU kernels over three steps, on
-// Vars whose tensors live in device memory, as a GPU Variable's do; and
-// copy-on-write: a value read before the update keeps what it read.
+// Nesterov), ApplyAdam, ApplyRMSProp and ApplyAdagrad(V2) against the CPU
+// kernels over three steps, on Vars whose tensors live in device memory,
+// as a GPU Variable's do; and copy-on-write: a value read before the
+// update keeps what it read.
 // Skipped without a GPU.
 #include <gtest/gtest.h>
 
@@ -140,6 +141,51 @@ TYPED_TEST(GpuTrainingTest, AdamMatchesTheCpu) {
                           {MakeVars("var", test::Random<T>(shape, 5)), MakeVars("m", zeros),
                            MakeVars("v", zeros)},
                           steps, {}, 1e-4);
+  }
+}
+
+TYPED_TEST(GpuTrainingTest, RMSPropMatchesTheCpu) {
+  TACT_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const TensorShape& shape : {TensorShape({5}), TensorShape({1 << 20})}) {
+    for (double momentum : {0.0, 0.9}) {
+      std::vector<std::vector<Tensor>> steps;
+      for (int s = 0; s < 3; ++s) {
+        steps.push_back({Tensor::Scalar<T>(T(0.01)), Tensor::Scalar<T>(T(0.9)),
+                         Tensor::Scalar<T>(T(momentum)), Tensor::Scalar<T>(T(1e-7)),
+                         test::Random<T>(shape, 40 + s)});
+      }
+      const Tensor zeros =
+          Tensor::FromVector<T>(std::vector<T>(shape.num_elements(), T(0)), shape);
+      ExpectUpdatesMatch<T>("ApplyRMSProp",
+                            {MakeVars("var", test::Random<T>(shape, 6)), MakeVars("ms", zeros),
+                             MakeVars("mom", test::Random<T>(shape, 7))},
+                            steps, {}, 1e-4);
+    }
+  }
+}
+
+TYPED_TEST(GpuTrainingTest, AdagradAndAdagradV2MatchTheCpu) {
+  TACT_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const TensorShape& shape : {TensorShape({5}), TensorShape({1 << 20})}) {
+    for (bool v2 : {false, true}) {
+      for (bool update_slots : {true, false}) {
+        std::vector<std::vector<Tensor>> steps;
+        for (int s = 0; s < 3; ++s) {
+          std::vector<Tensor> inputs = {Tensor::Scalar<T>(T(0.05))};
+          if (v2) inputs.push_back(Tensor::Scalar<T>(T(1e-7)));
+          inputs.push_back(test::Random<T>(shape, 50 + s));
+          steps.push_back(std::move(inputs));
+        }
+        const Tensor start =
+            Tensor::FromVector<T>(std::vector<T>(shape.num_elements(), T(0.1)), shape);
+        ExpectUpdatesMatch<T>(v2 ? "ApplyAdagradV2" : "ApplyAdagrad",
+                              {MakeVars("var", test::Random<T>(shape, 8)),
+                               MakeVars("accum", start)},
+                              steps, {{"update_slots", AttrValue::Bool(update_slots)}}, 1e-4);
+      }
+    }
   }
 }
 
