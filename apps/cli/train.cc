@@ -262,7 +262,7 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--data", o.data.dir, "directory of the gzip IDX files");
   cmd->add_option("--epochs", o.data.epochs, "passes over the training set");
   cmd->add_option("--batch", o.data.batch, "images per step");
-  cmd->add_option("--optimizer", o.model.optimizer, "adam, sgd or momentum");
+  cmd->add_option("--optimizer", o.model.optimizer, "adam, sgd, momentum, rmsprop or adagrad");
   cmd->add_option("--lr", o.model.learning_rate, "the optimizer's learning rate");
   cmd->add_option("--seed", o.model.seed, "initial values, shuffling and dropout")->check(Unsigned());
   cmd->add_option("--threads", o.cluster.intra_op_threads, "threads of each device's compute pool");

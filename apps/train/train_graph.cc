@@ -20,8 +20,10 @@ StatusOr<Optimizer> TrainOptimizer(const TrainOptions& opt) {
   if (opt.model.optimizer == "adam") return Optimizer::Adam(opt.model.learning_rate);
   if (opt.model.optimizer == "sgd") return Optimizer::GradientDescent(opt.model.learning_rate);
   if (opt.model.optimizer == "momentum") return Optimizer::Momentum(opt.model.learning_rate, 0.9);
+  if (opt.model.optimizer == "rmsprop") return Optimizer::RMSProp(opt.model.learning_rate);
+  if (opt.model.optimizer == "adagrad") return Optimizer::Adagrad(opt.model.learning_rate);
   return errors::InvalidArgument("unknown optimizer '", opt.model.optimizer,
-                                 "': expected adam, sgd or momentum");
+                                 "': expected adam, sgd, momentum, rmsprop or adagrad");
 }
 
 StatusOr<ModelGraph> BuildModelGraph(const Scope& s, const TrainOptions& opt) {

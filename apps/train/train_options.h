@@ -32,7 +32,9 @@ struct TrainProgress {
 // The network and how it learns.
 struct ModelOptions {
   std::string name = "mlp";        // "mlp" or "cnn" (graph/nn/models.h)
-  std::string optimizer = "adam";  // "adam", "sgd" or "momentum" (0.9)
+  // "adam", "sgd", "momentum" (0.9), "rmsprop" or "adagrad" (Keras's
+  // defaults but the learning rate: graph/nn/optimizers.h).
+  std::string optimizer = "adam";
   double learning_rate = 1e-3;
   uint64_t seed = 1;
   // Every gradient passes CheckNumerics; a non-finite one fails the step

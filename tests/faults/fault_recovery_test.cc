@@ -67,7 +67,7 @@ class FaultRecoveryTest : public ::testing::Test {
   std::string dir_;
 };
 
-// Every optimizer, the default (Adam) first: Adam and Momentum keep slots
+// Every optimizer, the default (Adam) first: all but SGD keep slots
 // named under their variables ("kernel/Adam"), which checkpoints must
 // hold beside the variables themselves.
 class EveryOptimizerTest : public FaultRecoveryTest,
@@ -81,7 +81,8 @@ class EveryOptimizerTest : public FaultRecoveryTest,
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Optimizers, EveryOptimizerTest, ::testing::Values("adam", "momentum", "sgd"));
+INSTANTIATE_TEST_SUITE_P(Optimizers, EveryOptimizerTest,
+                         ::testing::Values("adam", "momentum", "sgd", "rmsprop", "adagrad"));
 
 TEST_P(EveryOptimizerTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
   auto clean = Train(Options("clean", {}));
