@@ -1,6 +1,7 @@
 // GPU kernels of ApplyGradientDescent, ApplyMomentum, ApplyAdam,
-// ApplyRMSProp and ApplyAdagrad(V2) (float, double): the CPU kernels' contract (kernels/cpu/training_ops.cc) with the
-// update enqueued on the compute stream.
+// ApplyRMSProp and ApplyAdagrad(V2) (float, double): the CPU kernels'
+// contract (kernels/cpu/training_ops.cc) with the update enqueued on the
+// compute stream.
 //
 // The Vars are locked (in address order) while the kernel checks them and
 // enqueues the update, not while the GPU runs it: every later reader on
