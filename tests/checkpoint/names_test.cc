@@ -26,7 +26,8 @@ Variables NamesUsersWrite() {
       "a",                      "a/b",                   "ab",
       "critic/value/kernel",    "critic/value",          "k/:value",
       "with.dots/x.y",          "with space/and more",   "unicod\xc3\xa9/\xe5\x90\x8d\xe5\x89\x8d",
-      "per%cent/co:lon",        "beta1_power"};
+      "per%cent/co:lon",        "beta1_power",           "mlp/dense/kernel/RMSProp",
+      "mlp/dense/kernel/RMSProp_1", "mlp/dense/kernel/Adagrad"};
   Variables vars;
   uint32_t seed = 11;
   for (const std::string& n : names) vars.emplace_back(n, RandomTensor(DT_FLOAT, {3, 2}, seed++));
