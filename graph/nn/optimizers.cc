@@ -50,7 +50,9 @@ Status CheckHyperParameters(const Optimizer& o) {
     if (v >= 0 && v < 1) return Status::OK();
     return errors::InvalidArgument(o.Name(), ": ", name, " must be in [0, 1), got ", v);
   };
-  TACT_RETURN_IF_ERROR(at_least_zero("learning_rate", o.learning_rate));
+  if (!o.learning_rate_tensor.ok()) {
+    TACT_RETURN_IF_ERROR(at_least_zero("learning_rate", o.learning_rate));
+  }
   switch (o.kind) {
     case Optimizer::Kind::kGradientDescent:
       return Status::OK();
@@ -116,6 +118,12 @@ Optimizer Optimizer::Adagrad(double lr, double initial_accumulator_value, double
   o.learning_rate = lr;
   o.initial_accumulator_value = initial_accumulator_value;
   o.epsilon = epsilon;
+  return o;
+}
+
+Optimizer Optimizer::WithLearningRate(Output rate) const {
+  Optimizer o = *this;
+  o.learning_rate_tensor = rate;
   return o;
 }
 
@@ -197,7 +205,13 @@ StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
                                    ConstantInit(optimizer.beta2), dt, /*trainable=*/false);
   }
 
-  const Tensor lr = ScalarOf(dt, optimizer.learning_rate);
+  const Output& rate = optimizer.learning_rate_tensor;
+  if (rate.ok() && BaseType(rate.type()) != dt) {
+    return Fail(scope, errors::InvalidArgument("ApplyGradients: the learning rate '", rate.name(),
+                                               "' is ", DataTypeString(BaseType(rate.type())),
+                                               " and the variables are ", DataTypeString(dt)));
+  }
+  const Input lr = rate.ok() ? Input(rate) : Input(ScalarOf(dt, optimizer.learning_rate));
   std::vector<Output> applies;
   for (size_t i = 0; i < grads_and_vars.size(); ++i) {
     const Output& var = grads_and_vars[i].second;

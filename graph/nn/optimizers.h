@@ -48,6 +48,10 @@ struct Optimizer {
   double epsilon = 1e-7;              // Adam, RMSProp, Adagrad
   double rho = 0.9;                   // RMSProp
   double initial_accumulator_value = 0.1;  // Adagrad
+  // A scalar tensor that replaces learning_rate when set: a schedule
+  // (graph/nn/schedules.h) or any rate computed in the graph, of the
+  // variables' dtype.
+  Output learning_rate_tensor;
 
   static Optimizer GradientDescent(double lr);
   static Optimizer Momentum(double lr, double momentum, bool use_nesterov = false);
@@ -56,6 +60,8 @@ struct Optimizer {
                            double epsilon = 1e-7);
   static Optimizer Adagrad(double lr, double initial_accumulator_value = 0.1,
                            double epsilon = 1e-7);
+  // This optimizer with its rate computed in the graph.
+  Optimizer WithLearningRate(Output rate) const;
   // "GradientDescent", "Momentum", "Adam", "RMSProp" or "Adagrad": the
   // sub-scope of its nodes and the suffix of its slots.
   std::string Name() const;

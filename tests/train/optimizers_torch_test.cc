@@ -11,6 +11,10 @@
 //   inside, so epsilon is 0 here; ms starts at zero in both.
 // - Adagrad: torch.optim.Adagrad with initial_accumulator_value 0.1 and
 //   epsilon 1e-7 is Keras's Adagrad, ApplyAdagradV2.
+// And the learning-rate schedules and clipping of the trainer, against
+// torch.optim.lr_scheduler (StepLR is the staircase decay, a LambdaLR the
+// smooth one) and torch.nn.utils.clip_grad_norm_ (which divides by the
+// norm plus 1e-6: within the tolerance).
 // Skipped, saying so, where PyTorch is not installed
 // (scripts/setup_peers.sh installs it).
 #include <gtest/gtest.h>
@@ -20,8 +24,10 @@
 #include <sstream>
 
 #include "graph/gradients/gradients.h"
+#include "graph/nn/clipping.h"
 #include "graph/nn/initializers.h"
 #include "graph/nn/optimizers.h"
+#include "graph/nn/schedules.h"
 #include "graph/ops/all_ops.h"
 #include "tests/apps/run_command.h"
 #include "tests/train/train_test_util.h"
@@ -46,8 +52,16 @@ std::vector<float> Y() {
 const std::vector<float> kW0 = {0.3f, -0.2f, 0.1f};
 constexpr float kB0 = 0.05f;
 
+// What happens around each step besides the optimizer's update.
+struct Extras {
+  int64_t decay_steps = 0;  // 0: a constant rate
+  double decay_rate = 1;
+  bool staircase = false;
+  double clip_norm = 0;  // 0: no clipping
+};
+
 // w and b after kSteps steps of `opt` in tact.
-std::vector<double> TrainInTact(const Optimizer& opt) {
+std::vector<double> TrainInTact(Optimizer opt, const Extras& extras = {}) {
   Scope s = Scope::NewRootScope();
   auto w = VariableWithInit(s, "w", TensorShape({kCols, 1}),
                             [](const Scope& is, const TensorShape&, DataType) {
@@ -59,7 +73,19 @@ std::vector<double> TrainInTact(const Optimizer& opt) {
   auto loss = Mean(s, Square(s, Sub(s, Add(s, MatMul(s, x, w), b), y)), {0, 1});
   std::vector<Output> grads;
   EXPECT_TRUE(AddSymbolicGradients(s, {loss}, {w, b}, {}, &grads).ok());
-  auto train = ApplyGradients(s, opt, {{grads[0], w}, {grads[1], b}}, Output(), false);
+  Output step = GlobalStep(s);
+  if (extras.decay_steps > 0) {
+    auto rate = ExponentialDecay(s, opt.learning_rate, step, extras.decay_steps, extras.decay_rate,
+                                 extras.staircase);
+    EXPECT_TRUE(rate.ok()) << rate.status().ToString();
+    if (rate.ok()) opt = opt.WithLearningRate(*rate);
+  }
+  if (extras.clip_norm > 0) {
+    auto clipped = ClipByGlobalNorm(s, grads, extras.clip_norm);
+    EXPECT_TRUE(clipped.ok()) << clipped.status().ToString();
+    if (clipped.ok()) grads = clipped->grads;
+  }
+  auto train = ApplyGradients(s, opt, {{grads[0], w}, {grads[1], b}}, step, false);
   EXPECT_TRUE(train.ok()) << train.status().ToString();
   if (!train.ok()) return {};
   InitAllVariables(s.WithOpName("init"));
@@ -83,7 +109,22 @@ std::string FloatList(const std::vector<float>& v) {
 
 // w and b after kSteps steps of `make_optimizer` (Python, over params) in
 // PyTorch; empty, with the test failed, if the script fails.
-std::vector<double> TrainInTorch(const std::string& make_optimizer) {
+std::vector<double> TrainInTorch(const std::string& make_optimizer, const Extras& extras = {}) {
+  std::string clip, schedule;
+  if (extras.clip_norm > 0) {
+    clip = "    torch.nn.utils.clip_grad_norm_(params, " + std::to_string(extras.clip_norm) + ")\n";
+  }
+  std::string make_schedule = "None\n";
+  if (extras.decay_steps > 0) {
+    const std::string n = std::to_string(extras.decay_steps);
+    const std::string rate = std::to_string(extras.decay_rate);
+    make_schedule = extras.staircase
+                        ? "torch.optim.lr_scheduler.StepLR(opt, step_size=" + n + ", gamma=" + rate +
+                              ")\n"
+                        : "torch.optim.lr_scheduler.LambdaLR(opt, lambda k: " + rate + " ** (k / " +
+                              n + "))\n";
+    schedule = "    schedule.step()\n";
+  }
   char dir[] = "/tmp/tact_torch_XXXXXX";
   EXPECT_NE(mkdtemp(dir), nullptr);
   const std::string script = std::string(dir) + "/train.py";
@@ -98,10 +139,12 @@ std::vector<double> TrainInTorch(const std::string& make_optimizer) {
                         << "b = torch.tensor(" << kB0 << ").requires_grad_()\n"
                         << "params = [w, b]\n"
                         << "opt = " << make_optimizer << "\n"
+                        << "schedule = " << make_schedule
                         << "for _ in range(" << kSteps << "):\n"
                         << "    opt.zero_grad()\n"
                         << "    ((x @ w + b - y) ** 2).mean().backward()\n"
-                        << "    opt.step()\n"
+                        << clip << "    opt.step()\n"
+                        << schedule
                         << "print(' '.join(repr(float(v)) for v in list(w.detach().ravel()) + [b]))\n";
   test::CommandResult r = test::RunCommand("/usr/bin/python3 " + script + " 2>&1");
   std::system(("rm -rf " + std::string(dir)).c_str());
@@ -120,10 +163,11 @@ class OptimizersTorchTest : public ::testing::Test {
       GTEST_SKIP() << "PyTorch is not installed (scripts/setup_peers.sh installs it)";
     }
   }
-  void ExpectSameTrajectory(const Optimizer& opt, const std::string& torch_optimizer) {
+  void ExpectSameTrajectory(const Optimizer& opt, const std::string& torch_optimizer,
+                            const Extras& extras = {}) {
     SCOPED_TRACE(torch_optimizer);
-    const std::vector<double> tact = TrainInTact(opt);
-    const std::vector<double> torch = TrainInTorch(torch_optimizer);
+    const std::vector<double> tact = TrainInTact(opt, extras);
+    const std::vector<double> torch = TrainInTorch(torch_optimizer, extras);
     ASSERT_EQ(tact.size(), torch.size());
     // The weights move by 0.1 to 1 over the run, so a wrong update in any
     // step shows far above this.
@@ -163,6 +207,29 @@ TEST_F(OptimizersTorchTest, AdagradWithKerasDefaults) {
   ExpectSameTrajectory(
       Optimizer::Adagrad(0.1),
       "torch.optim.Adagrad(params, lr=0.1, initial_accumulator_value=0.1, eps=1e-7)");
+}
+
+TEST_F(OptimizersTorchTest, StaircaseAndSmoothExponentialDecay) {
+  for (bool staircase : {true, false}) {
+    Extras e;
+    e.decay_steps = 7;
+    e.decay_rate = 0.5;
+    e.staircase = staircase;
+    ExpectSameTrajectory(Optimizer::Momentum(0.1, 0.9),
+                         "torch.optim.SGD(params, lr=0.1, momentum=0.9)", e);
+    ExpectSameTrajectory(Optimizer::Adam(0.05, 0.9, 0.999, 1e-8),
+                         "torch.optim.Adam(params, lr=0.05, betas=(0.9, 0.999), eps=1e-8)", e);
+  }
+}
+
+// A norm below the gradients' (about 1-3 in the first steps), so most
+// steps are clipped.
+TEST_F(OptimizersTorchTest, ClippingByTheGlobalNorm) {
+  Extras e;
+  e.clip_norm = 0.5;
+  ExpectSameTrajectory(Optimizer::GradientDescent(0.2), "torch.optim.SGD(params, lr=0.2)", e);
+  ExpectSameTrajectory(Optimizer::Momentum(0.05, 0.9),
+                       "torch.optim.SGD(params, lr=0.05, momentum=0.9)", e);
 }
 
 }  // namespace
