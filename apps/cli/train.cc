@@ -213,6 +213,10 @@ int RunTrain(TrainFlags flags) {
         {"batch", opt.data.batch},
         {"optimizer", opt.model.optimizer},
         {"learning_rate", opt.model.learning_rate},
+        {"lr_decay_steps", opt.model.lr_decay_steps},
+        {"lr_decay_rate", opt.model.lr_decay_rate},
+        {"lr_staircase", opt.model.lr_staircase},
+        {"clip_norm", opt.model.clip_norm},
         {"seed", opt.model.seed},
         {"threads", opt.cluster.intra_op_threads},
         {"test_accuracy", r->test_accuracy},
@@ -264,6 +268,14 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--batch", o.data.batch, "images per step");
   cmd->add_option("--optimizer", o.model.optimizer, "adam, sgd, momentum, rmsprop or adagrad");
   cmd->add_option("--lr", o.model.learning_rate, "the optimizer's learning rate");
+  cmd->add_option("--lr-decay-steps", o.model.lr_decay_steps,
+                  "the rate decays by --lr-decay-rate every N steps (0: a constant rate)");
+  cmd->add_option("--lr-decay-rate", o.model.lr_decay_rate,
+                  "lr * rate ^ (step / --lr-decay-steps)");
+  cmd->add_flag("--lr-staircase", o.model.lr_staircase,
+                "decay in steps, once every --lr-decay-steps, not a little every step");
+  cmd->add_option("--clip-norm", o.model.clip_norm,
+                  "clip the gradients to this global norm (0: no clipping)");
   cmd->add_option("--seed", o.model.seed, "initial values, shuffling and dropout")->check(Unsigned());
   cmd->add_option("--threads", o.cluster.intra_op_threads, "threads of each device's compute pool");
   cmd->add_option("--devices", flags->devices,

@@ -234,9 +234,7 @@ StatusOr<ReplicatedTrainGraph> BuildReplicatedTrainGraph(const TrainOptions& opt
     averaging[m.vars[i].node->name()] = {sum.node->name(), mean.node->name()};
     gv.emplace_back(mean, m.vars[i]);
   }
-  TACT_ASSIGN_OR_RETURN(Optimizer optimizer, TrainOptimizer(opt));
-  TACT_ASSIGN_OR_RETURN(Output train_op,
-                        ApplyGradients(s, optimizer, gv, m.global_step, opt.model.check_numerics));
+  TACT_ASSIGN_OR_RETURN(Output train_op, AddTrainOp(s, opt, gv, m.global_step));
   Node* init = InitAllVariables(s);
   ReplicatedTrainGraph g;
   g.variables = VariableReads(s);

@@ -2,10 +2,12 @@
 
 #include <cmath>
 
+#include "graph/nn/clipping.h"
 #include "graph/nn/models.h"
 #include "graph/gradients/gradients.h"
 #include "graph/nn/layers.h"
 #include "graph/nn/optimizers.h"
+#include "graph/nn/schedules.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact::apps {
@@ -24,6 +26,42 @@ StatusOr<Optimizer> TrainOptimizer(const TrainOptions& opt) {
   if (opt.model.optimizer == "adagrad") return Optimizer::Adagrad(opt.model.learning_rate);
   return errors::InvalidArgument("unknown optimizer '", opt.model.optimizer,
                                  "': expected adam, sgd, momentum, rmsprop or adagrad");
+}
+
+StatusOr<Output> AddTrainOp(const Scope& s, const TrainOptions& opt, const GradsAndVars& gv,
+                            Output global_step) {
+  const ModelOptions& m = opt.model;
+  TACT_ASSIGN_OR_RETURN(Optimizer optimizer, TrainOptimizer(opt));
+  if (m.lr_decay_steps < 0) {
+    return errors::InvalidArgument("--lr-decay-steps must be >= 0 (0: a constant rate), got ",
+                                   m.lr_decay_steps);
+  }
+  if (!std::isfinite(m.lr_decay_rate) || m.lr_decay_rate <= 0) {
+    return errors::InvalidArgument("--lr-decay-rate must be a finite number > 0, got ",
+                                   m.lr_decay_rate);
+  }
+  if (m.lr_decay_steps == 0 && (m.lr_decay_rate != 1.0 || m.lr_staircase)) {
+    return errors::InvalidArgument(
+        "--lr-decay-rate and --lr-staircase need --lr-decay-steps (how often the rate decays)");
+  }
+  if (!std::isfinite(m.clip_norm) || m.clip_norm < 0) {
+    return errors::InvalidArgument("--clip-norm must be a finite number >= 0 (0: no clipping), got ",
+                                   m.clip_norm);
+  }
+  if (m.lr_decay_steps > 0) {
+    TACT_ASSIGN_OR_RETURN(Output rate, ExponentialDecay(s, m.learning_rate, global_step,
+                                                        m.lr_decay_steps, m.lr_decay_rate,
+                                                        m.lr_staircase));
+    optimizer = optimizer.WithLearningRate(rate);
+  }
+  GradsAndVars clipped = gv;
+  if (m.clip_norm > 0) {
+    std::vector<Output> grads;
+    for (const auto& [g, v] : gv) grads.push_back(g);
+    TACT_ASSIGN_OR_RETURN(ClippedGradients c, ClipByGlobalNorm(s, grads, m.clip_norm));
+    for (size_t i = 0; i < gv.size(); ++i) clipped[i].first = c.grads[i];
+  }
+  return ApplyGradients(s, optimizer, clipped, global_step, m.check_numerics);
 }
 
 StatusOr<ModelGraph> BuildModelGraph(const Scope& s, const TrainOptions& opt) {
@@ -59,9 +97,7 @@ StatusOr<TrainGraph> BuildTrainGraph(const TrainOptions& opt) {
   TACT_ASSIGN_OR_RETURN(ModelGraph m, BuildModelGraph(s, opt));
   GradsAndVars gv;
   for (size_t i = 0; i < m.vars.size(); ++i) gv.emplace_back(m.grads[i], m.vars[i]);
-  TACT_ASSIGN_OR_RETURN(Optimizer optimizer, TrainOptimizer(opt));
-  TACT_ASSIGN_OR_RETURN(Output train_op,
-                        ApplyGradients(s, optimizer, gv, m.global_step, opt.model.check_numerics));
+  TACT_ASSIGN_OR_RETURN(Output train_op, AddTrainOp(s, opt, gv, m.global_step));
   // After ApplyGradients, so that the optimizer's slots are initialised too.
   Node* init = InitAllVariables(s);
   g.variables = VariableReads(s);

@@ -48,6 +48,12 @@ StatusOr<ModelGraph> BuildModelGraph(const Scope& scope, const TrainOptions& opt
 // opt.model.optimizer at opt.model.learning_rate (momentum: 0.9).
 StatusOr<Optimizer> TrainOptimizer(const TrainOptions& opt);
 
+// The train op: opt's optimizer over `gv`, at its rate or its decaying
+// rate, the gradients clipped first when opt.model.clip_norm asks.
+// InvalidArgument naming the flag for a bad rate, schedule or norm.
+StatusOr<Output> AddTrainOp(const Scope& s, const TrainOptions& opt, const GradsAndVars& gv,
+                            Output global_step);
+
 // An Identity reading each variable of the scope's graph (build it last).
 std::vector<std::pair<VariableInfo, std::string>> VariableReads(const Scope& scope);
 

@@ -36,6 +36,15 @@ struct ModelOptions {
   // defaults but the learning rate: graph/nn/optimizers.h).
   std::string optimizer = "adam";
   double learning_rate = 1e-3;
+  // With lr_decay_steps > 0 the rate decays as learning_rate *
+  // lr_decay_rate ^ (step / lr_decay_steps), the exponent floored with
+  // lr_staircase (graph/nn/schedules.h's ExponentialDecay); 0: constant.
+  int64_t lr_decay_steps = 0;
+  double lr_decay_rate = 1.0;
+  bool lr_staircase = false;
+  // > 0: the update's gradients are clipped to this global norm
+  // (graph/nn/clipping.h), after the replicas' mean; 0: not clipped.
+  double clip_norm = 0;
   uint64_t seed = 1;
   // Every gradient passes CheckNumerics; a non-finite one fails the step
   // before any variable changes.

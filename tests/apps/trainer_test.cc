@@ -294,5 +294,68 @@ TEST(TrainerTest, NegativeCountsAreRefusedNamingTheFlag) {
   }
 }
 
+// A decay rate of 1 and a norm no gradient reaches change no bit (the
+// rate is multiplied by 1.0, the gradients scaled by 1.0), so the run
+// ends with the variables of a run without them; a real decay and a real
+// clip each end elsewhere. Their values are checked against PyTorch in
+// tests/train/optimizers_torch_test.cc.
+TEST(TrainerTest, ScheduleAndClippingAreWiredIntoEveryStep) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  TrainOptions plain = ShortMlpRun();
+  plain.data.max_steps = 40;
+  auto fingerprint = [&](const std::function<void(TrainOptions*)>& set) {
+    TrainOptions o = plain;
+    set(&o);
+    StatusOr<TrainResult> r = Train(o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->variables_fingerprint : std::string();
+  };
+  const std::string base = fingerprint([](TrainOptions*) {});
+  EXPECT_EQ(fingerprint([](TrainOptions* o) {
+              o->model.lr_decay_steps = 5;
+              o->model.lr_decay_rate = 1.0;
+              o->model.lr_staircase = true;
+            }),
+            base);
+  EXPECT_EQ(fingerprint([](TrainOptions* o) { o->model.clip_norm = 1e30; }), base);
+  EXPECT_NE(fingerprint([](TrainOptions* o) {
+              o->model.lr_decay_steps = 5;
+              o->model.lr_decay_rate = 0.5;
+            }),
+            base);
+  EXPECT_NE(fingerprint([](TrainOptions* o) { o->model.clip_norm = 0.1; }), base);
+}
+
+TEST(TrainerTest, ScheduleAndClippingFlagsOutOfRangeAreRefusedNamingThem) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  struct Case {
+    std::function<void(TrainOptions*)> set;
+    const char* message;
+  };
+  const Case cases[] = {
+      {[](TrainOptions* o) { o->model.lr_decay_steps = -1; }, "--lr-decay-steps must be >= 0"},
+      {[](TrainOptions* o) {
+         o->model.lr_decay_steps = 10;
+         o->model.lr_decay_rate = 0;
+       },
+       "--lr-decay-rate must be a finite number > 0, got 0"},
+      {[](TrainOptions* o) { o->model.lr_decay_rate = 0.5; },
+       "--lr-decay-rate and --lr-staircase need --lr-decay-steps"},
+      {[](TrainOptions* o) { o->model.lr_staircase = true; },
+       "--lr-decay-rate and --lr-staircase need --lr-decay-steps"},
+      {[](TrainOptions* o) { o->model.clip_norm = -1; }, "--clip-norm must be a finite number >= 0"},
+      {[](TrainOptions* o) { o->model.clip_norm = NAN; }, "--clip-norm must be a finite number >= 0"},
+  };
+  for (const Case& c : cases) {
+    TrainOptions opt = ShortMlpRun();
+    opt.data.max_steps = 1;
+    c.set(&opt);
+    StatusOr<TrainResult> r = Train(opt);
+    ASSERT_FALSE(r.ok()) << c.message;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(c.message), std::string::npos) << r.status().ToString();
+  }
+}
+
 }  // namespace
 }  // namespace tact::apps

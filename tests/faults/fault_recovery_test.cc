@@ -130,6 +130,32 @@ TEST_P(EveryOptimizerTest, EveryFaultEndsWithTheVariablesOfTheRunWithout) {
   }
 }
 
+// The rate follows global_step, which the checkpoint holds: after a
+// restore the steps train at their own rates again, clipped alike.
+TEST_F(FaultRecoveryTest, ADecayingRateAndClippingSurviveAKilledPs) {
+  auto with_schedule = [&](const std::string& name, std::vector<std::string> faults) {
+    TrainOptions o = Options(name, std::move(faults));
+    o.model.optimizer = "momentum";
+    o.model.lr_decay_steps = 30;
+    o.model.lr_decay_rate = 0.5;
+    o.model.lr_staircase = true;
+    o.model.clip_norm = 1.0;
+    return o;
+  };
+  auto clean = Train(with_schedule("schedule_clean", {}));
+  ASSERT_TRUE(clean.ok()) << clean.status().ToString();
+  auto killed = Train(with_schedule("schedule_ps_killed", {"kill:ps:0@step=90"}));
+  ASSERT_TRUE(killed.ok()) << killed.status().ToString();
+  EXPECT_GE(killed->recoveries, 1);
+  EXPECT_EQ(killed->variables_fingerprint, clean->variables_fingerprint);
+  // Neither decayed nor clipped: another run.
+  TrainOptions plain = Options("constant_rate", {});
+  plain.model.optimizer = "momentum";
+  auto constant = Train(plain);
+  ASSERT_TRUE(constant.ok()) << constant.status().ToString();
+  EXPECT_NE(constant->variables_fingerprint, clean->variables_fingerprint);
+}
+
 TEST(FaultSpecTest, EveryKindParsesAndBadSpecsNameThemselves) {
   auto kill = ParseFault("kill:worker:1@step=150");
   ASSERT_TRUE(kill.ok()) << kill.status().ToString();
