@@ -33,6 +33,7 @@ void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   AddBenchDistributed(*bench, run);
   AddBenchAsync(*bench, run);
   AddBenchInput(*bench, run);
+  AddBenchServe(*bench, run);
 }
 
 }  // namespace tact::apps

@@ -149,6 +149,11 @@ void AddBenchInput(CLI::App& bench, std::function<int()>& run);
 // `tact bench async --model M [--workers W] [--steps N] [--runs R] [--slow-ms MS]`.
 void AddBenchAsync(CLI::App& bench, std::function<int()>& run);
 
+// `tact bench serve --model {mlp,cnn} [--batch B] [--clients 1,4] [--requests N]
+// [--runs R] [--threads T] [--json]`: inference requests/s and latency from
+// client threads on one Session, beside the mlp computed directly.
+void AddBenchServe(CLI::App& bench, std::function<int()>& run);
+
 // `tact bench checkpoint --params N [--reps R] [--dir D] [--json]`: a
 // checkpoint's save and restore beside raw write+fsync and read.
 void AddBenchCheckpoint(CLI::App& bench, std::function<int()>& run);
