@@ -59,6 +59,52 @@ void IntegerGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T 
     }
   }
 }
+
+// A product with one row or one column (m == 1 or n == 1) as a
+// matrix-vector product: GEMM packs the whole matrix into blocks before
+// it multiplies, which for a single row costs more than the product (a
+// batch of one through a dense layer spent half its time packing, `tact
+// bench serve`, docs/performance.md); GEMV reads the matrix once. C's
+// row (or column) is zeroed first when beta is 0, so that whatever it
+// held, a NaN included, is not scaled into the result.
+template <typename T>
+void Gemv(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+          int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  auto gemv = [](CBLAS_TRANSPOSE t, int64_t rows, int64_t cols, T alpha, const T* mat, int64_t ld,
+                 const T* x, int64_t incx, T beta, T* y, int64_t incy) {
+    const auto R = static_cast<blasint>(rows), C = static_cast<blasint>(cols);
+    const auto LD = static_cast<blasint>(ld), IX = static_cast<blasint>(incx);
+    const auto IY = static_cast<blasint>(incy);
+    if constexpr (std::is_same_v<T, float>) {
+      cblas_sgemv(CblasRowMajor, t, R, C, alpha, mat, LD, x, IX, beta, y, IY);
+    } else {
+      cblas_dgemv(CblasRowMajor, t, R, C, alpha, mat, LD, x, IX, beta, y, IY);
+    }
+  };
+  const int64_t len = m == 1 ? n : m, incy = m == 1 ? 1 : ldc;
+  if (beta == T(0)) {
+    for (int64_t i = 0; i < len; ++i) c[i * incy] = T(0);
+    beta = T(1);
+  }
+  if (m == 1) {
+    // y[j] = sum_p op(A)[0, p] op(B)[p, j]: x is A's row (a column when
+    // A is stored transposed), and B stored [k, n] is read transposed.
+    const int64_t incx = trans_a ? lda : 1;
+    if (trans_b) {
+      gemv(CblasNoTrans, n, k, alpha, b, ldb, a, incx, beta, c, incy);
+    } else {
+      gemv(CblasTrans, k, n, alpha, b, ldb, a, incx, beta, c, incy);
+    }
+  } else {
+    // y[i] = sum_p op(A)[i, p] op(B)[p, 0]: x is B's column.
+    const int64_t incx = trans_b ? 1 : ldb;
+    if (trans_a) {
+      gemv(CblasTrans, k, m, alpha, a, lda, b, incx, beta, c, incy);
+    } else {
+      gemv(CblasNoTrans, m, k, alpha, a, lda, b, incx, beta, c, incy);
+    }
+  }
+}
 }  // namespace internal
 
 // As Gemm below, with explicit leading dimensions (the stored row lengths
@@ -80,6 +126,12 @@ void GemmStrided(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T 
     return;
   } else {
     internal::UseSingleThreadedBlas();
+    if constexpr (std::is_floating_point_v<T>) {
+      if (m == 1 || n == 1) {
+        internal::Gemv<T>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+      }
+    }
     const CBLAS_TRANSPOSE trans = conjugate ? CblasConjTrans : CblasTrans;
     const CBLAS_TRANSPOSE ta = trans_a ? trans : CblasNoTrans;
     const CBLAS_TRANSPOSE tb = trans_b ? trans : CblasNoTrans;

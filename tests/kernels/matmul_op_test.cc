@@ -1,4 +1,5 @@
-// MatMul and BatchMatMul against naive triple loops in double.
+// MatMul and BatchMatMul against naive triple loops in double, and the
+// GEMM helper's vector products.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/cpu/blas_gemm.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace tact {
@@ -52,6 +54,48 @@ TEST(MatMulTest, MatchesNaiveLoopsForEveryTranspose) {
         CheckMatMul<double>(s[0], s[1], s[2], ta, tb, 1e-12);
       }
     }
+  }
+}
+
+// One row or one column: a matrix-vector product (GEMV), also when
+// ParallelGemm cuts it into blocks, whose B or C then has a leading
+// dimension wider than the block; the bits do not depend on the threads.
+TEST(MatMulTest, VectorProductsMatchNaiveLoopsAndNotTheThreads) {
+  const std::vector<std::vector<int64_t>> shapes = {{1, 3000, 700}, {2500, 1, 600}, {1, 1, 5000}};
+  for (const auto& s : shapes) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        CheckMatMul<float>(s[0], s[1], s[2], ta, tb, 1e-3);
+        CheckMatMul<double>(s[0], s[1], s[2], ta, tb, 1e-10);
+        Tensor a = test::Random<float>(ta ? TensorShape({s[2], s[0]}) : TensorShape({s[0], s[2]}), 5);
+        Tensor b = test::Random<float>(tb ? TensorShape({s[1], s[2]}) : TensorShape({s[2], s[1]}), 6);
+        auto one = test::RunOp("MatMul", {a, b}, MatMulAttrs(ta, tb), 1);
+        auto four = test::RunOp("MatMul", {a, b}, MatMulAttrs(ta, tb), 4);
+        ASSERT_TRUE(one.ok() && four.ok());
+        EXPECT_TRUE((*one)[0].BitwiseEqual((*four)[0])) << s[0] << "x" << s[1] << " ta=" << ta
+                                                        << " tb=" << tb;
+      }
+    }
+  }
+}
+
+// With beta 0, C's old contents are not read: a NaN left in the output
+// buffer (a reused allocation) does not reach the result.
+TEST(GemmTest, AVectorProductWithBetaZeroIgnoresWhatCHeld) {
+  const std::vector<float> a = {1, 2, 3}, b = {4, 5, 6};
+  for (bool row : {true, false}) {
+    std::vector<float> c(3 * 3, std::nanf(""));
+    // [1, 3] x [3, 1] = [1, 1]; as a row (m = 1, n = 1 too) and as a
+    // column of a product with ldc 3.
+    GemmStrided<float>(false, false, 1, 1, 3, 1.0f, a.data(), 3, b.data(), 1, 0.0f, c.data(),
+                       row ? 1 : 3);
+    EXPECT_EQ(c[0], 32.0f) << row;
+    // [3, 1] x [1, 3] = [3, 3] is not a vector product; a [3, 3] x [3, 1]:
+    std::vector<float> m = {1, 0, 0, 0, 2, 0, 0, 0, 3};
+    GemmStrided<float>(false, false, 3, 1, 3, 1.0f, m.data(), 3, b.data(), 1, 0.0f, c.data(), 3);
+    EXPECT_EQ(c[0], 4.0f);
+    EXPECT_EQ(c[3], 10.0f);
+    EXPECT_EQ(c[6], 18.0f);
   }
 }
 
