@@ -26,6 +26,11 @@
 namespace tact {
 namespace {
 
+// Client threads of this process spinning in Latch::Wait now, and how
+// many may: one core is left to the threads computing their steps.
+std::atomic<int> spinning_waiters{0};
+const int kMaxSpinningWaiters = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
+
 // A one-shot value a client thread waits for while the actors work.
 template <typename T>
 class Latch {
@@ -38,11 +43,18 @@ class Latch {
   }
   T Wait() {
     // A small step finishes within tens of microseconds: spinning that long
-    // (yielding the core) saves the sleeping thread's wake-up.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-    while (!ready_.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::yield();
+    // (yielding the core) saves the sleeping thread's wake-up. But only as
+    // many waiters spin as leave a core to the step's own threads: four
+    // clients of one Session spinning on two cores took the cores from
+    // the kernels they waited for, and served fewer requests than one
+    // (`tact bench serve`, docs/performance.md).
+    if (spinning_waiters.fetch_add(1, std::memory_order_relaxed) < kMaxSpinningWaiters) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+      while (!ready_.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
     }
+    spinning_waiters.fetch_sub(1, std::memory_order_relaxed);
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return value_.has_value(); });
     return std::move(*value_);
