@@ -9,8 +9,8 @@
 // max over the runs.
 //
 // The peer, for the mlp: the same network computed directly by the same
-// number of client threads (cblas_sgemm, bias, ReLU and softmax in plain
-// loops, OpenBLAS on the calling thread), alternating with tact run by run:
+// number of client threads (cblas_sgemm, or cblas_sgemv for one image;
+// bias, ReLU and softmax in plain loops; OpenBLAS on the calling thread), alternating with tact run by run:
 // the floor of a request's compute on this machine, with the same
 // competition for its cores. `p50_over_direct` and `p99_over_direct` are
 // what the runtime adds. The direct probabilities are checked against
@@ -110,8 +110,16 @@ class DirectMlp {
   void Dense(const std::vector<float>& in, int64_t b, int64_t n_in, const std::string& layer,
              int64_t n_out, bool relu, std::vector<float>* out) {
     out->resize(b * n_out);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, b, n_out, n_in, 1.0f, in.data(), n_in,
-                w_[layer + "/kernel"].data<float>(), n_out, 0.0f, out->data(), n_out);
+    const float* kernel = w_[layer + "/kernel"].data<float>();
+    // A single image is a vector: GEMV reads the weights once, where GEMM
+    // would pack them first (what a careful direct caller writes).
+    if (b == 1) {
+      cblas_sgemv(CblasRowMajor, CblasTrans, n_in, n_out, 1.0f, kernel, n_out, in.data(), 1, 0.0f,
+                  out->data(), 1);
+    } else {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, b, n_out, n_in, 1.0f, in.data(), n_in,
+                  kernel, n_out, 0.0f, out->data(), n_out);
+    }
     const float* bias = w_[layer + "/bias"].data<float>();
     for (int64_t r = 0; r < b; ++r) {
       for (int64_t c = 0; c < n_out; ++c) {
