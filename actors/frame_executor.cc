@@ -471,10 +471,12 @@ void FrameState::Schedule(const std::vector<Tagged>& newly, Ready* ready) {
 }
 
 void FrameState::Dispatch(const Tagged& t) {
-  g_.device->Schedule([this, t] {
+  std::function<void()> work = [this, t] {
     Ready ready{{t}, true};
     RunLoop(&ready);
-  });
+  };
+  if (args_.waiting_caller != nullptr && args_.waiting_caller->Offer(&work)) return;
+  g_.device->Schedule(std::move(work));
 }
 
 void FrameState::Activate(const Tagged& t, const Tensor* outputs) {
