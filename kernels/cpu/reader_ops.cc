@@ -115,8 +115,10 @@ class ReaderReadOp : public AsyncOpKernel {
       done();
     });
   }
-  // It reads (and unzips) files: never on a thread that must not compute.
+  // It reads (and unzips) files: never on a thread that must not compute,
+  // nor on a Run caller's.
   bool IsExpensive() const override { return true; }
+  bool MayBlock() const override { return true; }
 
  private:
   const bool up_to_;
