@@ -81,10 +81,7 @@ class ExecutorState {
   bool NodeDone(const std::vector<int>& newly_ready, ReadyQueue* ready);
   void Dispatch(int id) {
     std::function<void()> work = [this, id] { Process(id); };
-    if (args_.waiting_caller != nullptr && !impl_->g_.items[id].kernel->MayBlock() &&
-        args_.waiting_caller->Offer(&work)) {
-      return;
-    }
+    if (args_.waiting_caller != nullptr && args_.waiting_caller->Offer(&work)) return;
     impl_->g_.device->Schedule(std::move(work));
   }
   void Fail(const Status& s);

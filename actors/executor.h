@@ -54,10 +54,8 @@ class InlineContinuations {
 // step's kernels, it runs one of them itself. The executor offers it an
 // expensive kernel it would hand to the device's threads; it takes one at
 // a time, so a second one ready at once still goes to the device and runs
-// beside it; and never one that may block (OpKernel::MayBlock), since the
-// caller must get its answer at the step's deadline. A one-image request
-// through the mlp paid two thread wake-ups for 11 us of compute without
-// this (`tact bench serve`, docs/performance.md).
+// beside it. A one-image request through the mlp paid two thread wake-ups
+// for 11 us of compute without this (`tact bench serve`, docs/performance.md).
 class WaitingCaller {
  public:
   virtual ~WaitingCaller() = default;

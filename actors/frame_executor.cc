@@ -475,10 +475,7 @@ void FrameState::Dispatch(const Tagged& t) {
     Ready ready{{t}, true};
     RunLoop(&ready);
   };
-  if (args_.waiting_caller != nullptr && !g_.items[t.id].kernel->MayBlock() &&
-      args_.waiting_caller->Offer(&work)) {
-    return;
-  }
+  if (args_.waiting_caller != nullptr && args_.waiting_caller->Offer(&work)) return;
   g_.device->Schedule(std::move(work));
 }
 

@@ -75,12 +75,6 @@ class OpKernel {
   // Cheap kernels (Identity, Const, scalar math) run inline on the executor
   // thread; expensive ones go to the device's thread pool (paper 3.1).
   virtual bool IsExpensive() const { return true; }
-  // True for a kernel that may wait on something outside the step for as
-  // long as that takes (a file, a FIFO, a hung network mount: the readers,
-  // the checkpoint kernels). Such a kernel never runs on the thread of a
-  // Session::Run caller (actors/executor.h's WaitingCaller), which must
-  // get its answer when the step's deadline passes, stuck kernel or not.
-  virtual bool MayBlock() const { return false; }
 
   const std::string& name() const { return props_->def.name; }
   const std::string& type_string() const { return props_->def.op; }

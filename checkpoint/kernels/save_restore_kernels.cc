@@ -36,9 +36,6 @@ class SaveShardOp : public OpKernel {
                                              static_cast<int>(num_shards_), variables));
   }
 
-  // Files on a disk that may hang (a network mount).
-  bool MayBlock() const override { return true; }
-
  private:
   std::vector<std::string> names_;
   std::string dir_;
@@ -58,9 +55,6 @@ class CommitCheckpointOp : public OpKernel {
     OP_REQUIRES_OK(ctx, CommitCheckpoint(dir_, *step, static_cast<int>(num_shards_)));
     if (keep_ > 0) OP_REQUIRES_OK(ctx, PruneCheckpoints(dir_, static_cast<int>(keep_)));
   }
-
-  // Files on a disk that may hang (a network mount).
-  bool MayBlock() const override { return true; }
 
  private:
   std::string dir_;
@@ -94,9 +88,6 @@ class RestoreShardOp : public OpKernel {
     OP_REQUIRES_OK(ctx, c.status());
     for (size_t i = 0; i < c->variables.size(); ++i) ctx->set_output(static_cast<int>(i), c->variables[i].second);
   }
-
-  // Files on a disk that may hang (a network mount).
-  bool MayBlock() const override { return true; }
 
  private:
   std::string dir_;

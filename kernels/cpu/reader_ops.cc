@@ -115,10 +115,8 @@ class ReaderReadOp : public AsyncOpKernel {
       done();
     });
   }
-  // It reads (and unzips) files: never on a thread that must not compute,
-  // nor on a Run caller's.
+  // It reads (and unzips) files: never on a thread that must not compute.
   bool IsExpensive() const override { return true; }
-  bool MayBlock() const override { return true; }
 
  private:
   const bool up_to_;
