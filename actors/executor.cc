@@ -80,9 +80,7 @@ class ExecutorState {
   // Returns false if the step finished (and `this` is gone).
   bool NodeDone(const std::vector<int>& newly_ready, ReadyQueue* ready);
   void Dispatch(int id) {
-    std::function<void()> work = [this, id] { Process(id); };
-    if (args_.waiting_caller != nullptr && args_.waiting_caller->Offer(&work)) return;
-    impl_->g_.device->Schedule(std::move(work));
+    impl_->g_.device->Schedule([this, id] { Process(id); });
   }
   void Fail(const Status& s);
   void Finish();

@@ -49,22 +49,6 @@ class InlineContinuations {
   static bool Allowed();
 };
 
-// The thread that asked for a step and waits for its end (Session::Run's
-// caller): rather than idle while a device thread is woken to run the
-// step's kernels, it runs one of them itself. The executor offers it an
-// expensive kernel it would hand to the device's threads; it takes one at
-// a time, so a second one ready at once still goes to the device and runs
-// beside it. A one-image request through the mlp paid two thread wake-ups
-// for 11 us of compute without this (`tact bench serve`, docs/performance.md).
-class WaitingCaller {
- public:
-  virtual ~WaitingCaller() = default;
-  // Takes `*work` (moving it out) to run on the waiting thread, and says
-  // so; false, `*work` untouched, when that thread holds or runs work
-  // already or has stopped waiting.
-  virtual bool Offer(std::function<void()>* work) = 0;
-};
-
 class Executor {
  public:
   struct Args {
@@ -78,9 +62,6 @@ class Executor {
     // Identity, _Recv, ..., and those learned cheap: actors/kernel_costs.h)
     // and hands every expensive one to the device.
     bool caller_may_compute = true;
-    // Offered the expensive kernels before the device's threads; must
-    // outlive the step. Null: the device's threads run them.
-    WaitingCaller* waiting_caller = nullptr;
   };
   using DoneCallback = std::function<void(const Status&)>;
 

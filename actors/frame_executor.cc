@@ -471,12 +471,10 @@ void FrameState::Schedule(const std::vector<Tagged>& newly, Ready* ready) {
 }
 
 void FrameState::Dispatch(const Tagged& t) {
-  std::function<void()> work = [this, t] {
+  g_.device->Schedule([this, t] {
     Ready ready{{t}, true};
     RunLoop(&ready);
-  };
-  if (args_.waiting_caller != nullptr && args_.waiting_caller->Offer(&work)) return;
-  g_.device->Schedule(std::move(work));
+  });
 }
 
 void FrameState::Activate(const Tagged& t, const Tensor* outputs) {

@@ -134,8 +134,6 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const std::string& key
     run.handle = p.handle;
     run.collect_stats = call->stats != nullptr || measured;
     run.after_step = after;
-    // Only a partition actor of this process can hand work to the caller.
-    if (p.actor) run.waiting_caller = call->waiting_caller;
     const DeviceEndpoint* endpoint = Endpoint(st, p.device);
     for (const std::string& f : p.feeds) {
       const Tensor& t = *feeds.at(f);

@@ -107,10 +107,6 @@ struct RunCall {
   // (Session::StartFollowing).
   bool follow = false;
   OnceReply<StatusOr<std::vector<Tensor>>> reply;
-  // The calling thread, which waits for the reply and meanwhile runs the
-  // step's kernels on this process's devices (actors/executor.h); null
-  // when it does not wait at once (Session::StartFollowing).
-  std::shared_ptr<WaitingCaller> waiting_caller;
 };
 
 struct ExtendCall {

@@ -197,13 +197,9 @@ void Partition::Start(WireRunStep& step, Reply reply) {
   // threads. (Handing the whole step to the device instead costs a thread
   // wake-up, ~20 us here, on every Run.)
   args.caller_may_compute = false;
-  // The Run caller waiting for the step runs what the device would.
-  std::shared_ptr<WaitingCaller> caller = step.waiting_caller;
-  args.waiting_caller = caller.get();
   // The callback holds what the step points into until it is over.
   executor_->RunAsync(args, [reply = std::move(reply), rendezvous, stats, step_id = step.step_id,
-                             executor = executor_, caller,
-                             self = shared_from_this()](const Status& status) {
+                             executor = executor_, self = shared_from_this()](const Status& status) {
     WireStepDone done =
         Finish(*self->reg_, self->device_->name(), step_id, status, rendezvous.get(), stats.get());
     self->rendezvous_->Release(step_id);

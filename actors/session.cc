@@ -31,11 +31,9 @@ namespace {
 std::atomic<int> spinning_waiters{0};
 const int kMaxSpinningWaiters = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
 
-// A one-shot value a client thread waits for while the actors work; the
-// waiting thread runs the step's work it is offered meanwhile
-// (WaitingCaller, actors/executor.h).
+// A one-shot value a client thread waits for while the actors work.
 template <typename T>
-class Latch final : public WaitingCaller {
+class Latch {
  public:
   void Set(T value) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -43,64 +41,30 @@ class Latch final : public WaitingCaller {
     ready_.store(true, std::memory_order_release);
     cv_.notify_one();
   }
-  bool Offer(std::function<void()>* work) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopped_ || busy_ || work_) return false;
-    work_ = std::move(*work);
-    has_work_.store(true, std::memory_order_release);
-    cv_.notify_one();
-    return true;
-  }
   T Wait() {
-    for (;;) {
-      Spin();
-      std::function<void()> work;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return value_.has_value() || work_ != nullptr; });
-        // Work offered is a node of the step, so the step cannot have
-        // ended before it runs, unless it was abandoned; then it runs anyway.
-        if (work_ == nullptr) {
-          stopped_ = true;
-          return std::move(*value_);
-        }
-        work = std::move(work_);
-        work_ = nullptr;
-        has_work_.store(false, std::memory_order_relaxed);
-        busy_ = true;
-      }
-      work();
-      std::lock_guard<std::mutex> lock(mu_);
-      busy_ = false;
-    }
-  }
-
- private:
-  // A small step finishes within tens of microseconds: spinning that long
-  // (yielding the core) saves the sleeping thread's wake-up. But only as
-  // many waiters spin as leave a core to the step's own threads: four
-  // clients of one Session spinning on two cores took the cores from the
-  // kernels they waited for, and served fewer requests than one (`tact
-  // bench serve`, docs/performance.md).
-  void Spin() {
+    // A small step finishes within tens of microseconds: spinning that long
+    // (yielding the core) saves the sleeping thread's wake-up. But only as
+    // many waiters spin as leave a core to the step's own threads: four
+    // clients of one Session spinning on two cores took the cores from
+    // the kernels they waited for, and served fewer requests than one
+    // (`tact bench serve`, docs/performance.md).
     if (spinning_waiters.fetch_add(1, std::memory_order_relaxed) < kMaxSpinningWaiters) {
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-      while (!ready_.load(std::memory_order_acquire) && !has_work_.load(std::memory_order_acquire) &&
-             std::chrono::steady_clock::now() < deadline) {
+      while (!ready_.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::yield();
       }
     }
     spinning_waiters.fetch_sub(1, std::memory_order_relaxed);
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return value_.has_value(); });
+    return std::move(*value_);
   }
 
+ private:
   std::mutex mu_;
   std::condition_variable cv_;
   std::optional<T> value_;
   std::atomic<bool> ready_{false};
-  std::function<void()> work_;  // offered, not yet taken
-  std::atomic<bool> has_work_{false};
-  bool busy_ = false;     // running work
-  bool stopped_ = false;  // Wait has returned
 };
 
 // The client's side of a session: its calls go to a master actor, in this
@@ -212,7 +176,6 @@ class ActorSession final : public Session {
     call->stats = metadata ? &metadata->step_stats : nullptr;
     auto latch = std::make_shared<Latch<StatusOr<std::vector<Tensor>>>>();
     call->reply = [latch](StatusOr<std::vector<Tensor>> r) { latch->Set(std::move(r)); };
-    call->waiting_caller = latch;
     Tell(std::move(call));
     return latch->Wait();
   }

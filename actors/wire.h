@@ -11,7 +11,6 @@
 #include <any>
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,9 +58,6 @@ struct WireRunStep {
   // The step of the same partition that must end before this one starts
   // (Partition::Run); 0: none.
   int64_t after_step = 0;
-  // In this process only, never encoded: the client thread waiting for
-  // the step, which runs its expensive kernels (actors/executor.h).
-  std::shared_ptr<WaitingCaller> waiting_caller = nullptr;
 };
 
 struct WireStepDone {
