@@ -2,20 +2,14 @@
 
 #include <cmath>
 
+#include "graph/nn/builder_util.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact {
 namespace {
 
-Status Fail(const Scope& scope, Status s) {
-  scope.UpdateStatus(s);
-  return s;
-}
-
-Tensor ScalarOf(DataType dtype, double v) {
-  return dtype == DT_DOUBLE ? Tensor::Scalar<double>(v)
-                            : Tensor::Scalar<float>(static_cast<float>(v));
-}
+using nn_util::Fail;
+using nn_util::ScalarOf;
 
 }  // namespace
 

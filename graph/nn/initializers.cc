@@ -3,12 +3,15 @@
 #include <cmath>
 #include <vector>
 
+#include "graph/nn/builder_util.h"
 #include "graph/ops/fill_ops.h"
 #include "graph/ops/math_ops.h"
 #include "graph/ops/random_ops.h"
 
 namespace tact {
 namespace {
+
+using nn_util::ScalarOf;
 
 // The shape as an int64 vector Const, the input of Fill and the random ops.
 Output ShapeConst(const Scope& s, const TensorShape& shape) {
@@ -20,11 +23,6 @@ bool CheckFloat(const Scope& s, DataType dtype, const char* what) {
   s.UpdateStatus(errors::InvalidArgument(what, " initializer: dtype must be float or double, got ",
                                          DataTypeString(dtype)));
   return false;
-}
-
-Tensor ScalarOf(DataType dtype, double v) {
-  return dtype == DT_DOUBLE ? Tensor::Scalar<double>(v)
-                            : Tensor::Scalar<float>(static_cast<float>(v));
 }
 
 // mean + stddev * x, skipping the arithmetic that would not change x.

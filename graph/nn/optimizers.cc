@@ -2,16 +2,15 @@
 
 #include <cmath>
 
+#include "graph/nn/builder_util.h"
 #include "graph/nn/initializers.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact {
 namespace {
 
-Tensor ScalarOf(DataType dtype, double v) {
-  return dtype == DT_DOUBLE ? Tensor::Scalar<double>(v)
-                            : Tensor::Scalar<float>(static_cast<float>(v));
-}
+using nn_util::Fail;
+using nn_util::ScalarOf;
 
 // The static shape of `var`: the recorded one, else its inferred one.
 StatusOr<TensorShape> VarShape(const Scope& scope, const Output& var) {
@@ -31,11 +30,6 @@ Output Slot(const Scope& scope, const Output& var, const TensorShape& shape, con
   return VariableWithInit(scope, var.node->name() + "/" + suffix, shape, std::move(init),
                           BaseType(var.type()),
                           /*trainable=*/false);
-}
-
-Status Fail(const Scope& scope, Status s) {
-  scope.UpdateStatus(s);
-  return s;
 }
 
 // The ranges PyTorch's optimizers accept (a NaN is in none): a negative

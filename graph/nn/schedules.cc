@@ -2,15 +2,14 @@
 
 #include <cmath>
 
+#include "graph/nn/builder_util.h"
 #include "graph/ops/all_ops.h"
 
 namespace tact {
 namespace {
 
-Status Fail(const Scope& scope, Status s) {
-  scope.UpdateStatus(s);
-  return s;
-}
+using nn_util::Fail;
+using nn_util::ScalarOf;
 
 // Why `global_step` and `dtype` cannot make a schedule, or OK.
 Status CheckStepAndType(const char* schedule, const Output& global_step, DataType dtype) {
@@ -25,11 +24,6 @@ Status CheckStepAndType(const char* schedule, const Output& global_step, DataTyp
                                    DataTypeString(dtype));
   }
   return Status::OK();
-}
-
-Tensor ScalarOf(DataType dtype, double v) {
-  return dtype == DT_DOUBLE ? Tensor::Scalar<double>(v)
-                            : Tensor::Scalar<float>(static_cast<float>(v));
 }
 
 // `v` as a tensor of global_step's type.
