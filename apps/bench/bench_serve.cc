@@ -10,9 +10,9 @@
 //
 // The peer, for the mlp: the same network computed directly by the same
 // number of client threads (cblas_sgemm, or cblas_sgemv for one image;
-// bias, ReLU and softmax in plain loops; OpenBLAS on the calling thread), alternating with tact run by run:
-// the floor of a request's compute on this machine, with the same
-// competition for its cores. `p50_over_direct` and `p99_over_direct` are
+// bias, ReLU and softmax in plain loops; OpenBLAS on the calling thread),
+// alternating with tact run by run: the floor of a request's compute on
+// this machine, with the same competition for its cores. `p50_over_direct` and `p99_over_direct` are
 // what the runtime adds. The direct probabilities are checked against
 // tact's for the same batch before anything is timed.
 #include <cblas.h>
