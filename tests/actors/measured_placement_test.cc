@@ -2,6 +2,8 @@
 // placement_measure_steps): a graph whose static estimates mislead the
 // placer runs faster once the master has measured it and placed it again.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -63,33 +65,51 @@ std::set<std::string> PowDevices(Session& session) {
   return devices;
 }
 
-// How much faster two threads do two equal pieces of the test's arithmetic
-// (std::pow over 2^21 floats each) than one thread does both: about 2 on two
-// free cores, but near 1 while this machine's two virtual CPUs share one
-// physical core, as they sometimes do here for seconds at a time (then two
-// device threads each ran Pow at half speed, on full CPU time each).
+// How much faster this machine's two cores do two equal pieces of the test's
+// arithmetic (std::pow over 2^21 floats each) than its faster core does
+// both: about 2 on two free cores of equal speed, near 1 otherwise. Each
+// piece runs on a thread pinned to a core, alone and then beside the other.
+// Two ways the cores here fall short, each for seconds at a time: the two
+// virtual CPUs share one physical core (each at full speed alone, half
+// beside the other), or one of them runs at half speed even alone (the
+// host shares its physical core with another guest; /proc/stat counts no
+// steal time). The second broke the earlier probe, two unpinned threads:
+// with the probe's main thread on the slow core, one thread took twice as
+// long as two, while the two device threads' steps took as long as one
+// device's.
 double ParallelCapacity() {
+  cpu_set_t allowed;
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+    for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c) {
+      if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+    }
+  }
+  if (cpus.size() < 2) return 1.0;
   std::vector<float> a(1 << 21, 1.0001f), b(1 << 21, 1.0001f);
-  auto work = [](std::vector<float>* v) {
-    for (float& x : *v) x = std::pow(x, 1.0001f);
-  };
-  auto seconds = [](auto&& fn) {
+  // The seconds std::pow over `v` takes on a thread pinned to `cpu`.
+  auto piece = [](std::vector<float>* v, int cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
     const auto start = std::chrono::steady_clock::now();
-    fn();
+    for (float& x : *v) x = std::pow(x, 1.0001f);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  work(&a);  // pages touched before anything is timed
-  work(&b);
-  const double one = seconds([&] {
-    work(&a);
-    work(&b);
-  });
-  const double two = seconds([&] {
-    std::thread other(work, &b);
-    work(&a);
-    other.join();
-  });
-  return one / two;
+  auto on_thread = [&](std::vector<float>* v, int cpu, double* seconds) {
+    return std::thread([=] { *seconds = piece(v, cpu); });
+  };
+  double alone[2], beside[2];
+  on_thread(&a, cpus[0], &alone[0]).join();  // pages touched before anything counts
+  on_thread(&b, cpus[1], &alone[1]).join();
+  on_thread(&a, cpus[0], &alone[0]).join();
+  on_thread(&b, cpus[1], &alone[1]).join();
+  std::thread first = on_thread(&a, cpus[0], &beside[0]);
+  std::thread second = on_thread(&b, cpus[1], &beside[1]);
+  first.join();
+  second.join();
+  return 2 * std::min(alone[0], alone[1]) / std::max(beside[0], beside[1]);
 }
 
 // The median wall time of `steps` Runs, and their last result.
@@ -132,26 +152,26 @@ TEST(MeasuredPlacementTest, MisleadingEstimatesArePlacedBetterAfterMeasuring) {
   }
   EXPECT_TRUE(overlap(pows)) << "the branches never ran at the same time in 11 steps";
   // Rounds alternate the sessions, so that the machine's load hits both
-  // alike; a round counts only if the machine could run two threads at once
-  // during it, since the gain is the second core's.
+  // alike; a round counts only if the machine's two cores could each run a
+  // branch at full speed during it, since the gain is the second core's.
   std::vector<Tensor> a, b;
   std::vector<double> ratios;
   std::string rounds;
-  // Up to 12 rounds, for 5 that count: under a parallel test run, two
+  // Up to 20 rounds, for 5 that count: under a parallel test run, two
   // counted rounds of 5 made the median their larger one (0.52 and 0.85
-  // once, a failure).
-  for (int round = 0; round < 12 && ratios.size() < 5; ++round) {
+  // once, a failure). A spell of unequal cores here lasts seconds.
+  for (int round = 0; round < 20 && ratios.size() < 5; ++round) {
     const double capacity_before = ParallelCapacity();
     const double before = MedianStepSeconds(*fixed, 3, &a);
     const double after = MedianStepSeconds(*measured, 3, &b);
     const double capacity = std::min(capacity_before, ParallelCapacity());
     rounds += " [" + std::to_string(before * 1e3) + " -> " + std::to_string(after * 1e3) +
-              " ms, two threads " + std::to_string(capacity) + "x one]";
+              " ms, two cores " + std::to_string(capacity) + "x one]";
     if (capacity >= 1.6) ratios.push_back(after / before);
   }
   std::printf("rounds:%s\n", rounds.c_str());
   if (ratios.size() < 3) {
-    std::printf("the machine ran two threads at once in fewer than 3 rounds: times not compared\n");
+    std::printf("the two cores ran at full speed in fewer than 3 rounds: times not compared\n");
   } else {
     std::sort(ratios.begin(), ratios.end());
     EXPECT_LT(ratios[ratios.size() / 2], 0.8) << "steps after measuring over steps before:" << rounds;
