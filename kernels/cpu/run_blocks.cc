@@ -12,6 +12,8 @@
 #include <memory>
 #include <mutex>
 
+#include "devices/leave_cpu.h"
+
 namespace tact {
 namespace {
 
@@ -61,6 +63,7 @@ void RunBlocks(OpKernelContext* ctx, int64_t blocks, Seats seats,
     // spun on the CPU of a pool thread it waits for would only keep that
     // thread off its CPU.
     std::atomic<uint64_t> helper_cpus{0};
+    const int caller_cpu = sched_getcpu();
     std::mutex mu;
     std::condition_variable all_done;
   };
@@ -74,6 +77,12 @@ void RunBlocks(OpKernelContext* ctx, int64_t blocks, Seats seats,
   auto take = [shared, blocks, &fn](bool helper) {
     Clock::duration last{0};
     if (shared->seats.fetch_sub(1, std::memory_order_relaxed) <= 0) return last;
+    // Woken onto the caller's CPU, it would only take turns with the
+    // caller there (devices/leave_cpu.h).
+    if (helper && shared->next.load(std::memory_order_relaxed) < blocks &&
+        sched_getcpu() == shared->caller_cpu) {
+      LeaveCpu(shared->caller_cpu);
+    }
     for (int64_t i; (i = shared->next.fetch_add(1, std::memory_order_relaxed)) < blocks;) {
       if (helper) {
         shared->helper_cpus.fetch_or(CpuBit(), std::memory_order_relaxed);
