@@ -46,12 +46,6 @@ struct MatmulBenchResult {
   // Per run, in the order run: GFLOP/s of the MatMul kernel through
   // OpKernel::Compute, of cblas_sgemm on the same matrices, and their ratio.
   std::vector<double> gflops, blas_direct_gflops, ratio;
-  // Per run, the CPU side only: the FMA peak of `threads` threads measured
-  // right after each phase's timed calls (fma_peak.h), and the ratio with
-  // each side taken as a fraction of its own phase's peak. The cores here
-  // run at half speed for seconds at a time, so a run whose two phases met
-  // different machines shows a low `ratio` that `ratio_per_peak` corrects.
-  std::vector<double> kernel_phase_peak_gflops, direct_phase_peak_gflops, ratio_per_peak;
 };
 
 // Multiplies two random float n x n matrices, `runs` times: a phase of

@@ -20,12 +20,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <string>
 #include <thread>
 #include <vector>
 
 #include "apps/bench/bench.h"
-#include "apps/bench/fma_peak.h"
 #include "apps/bench/spread.h"
 #include "devices/device.h"
 #include "graph/node_properties.h"
@@ -48,10 +46,6 @@ double Seconds(Fn&& fn) {
   fn();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
-
-// How long the FMA peak after each phase is measured: about as long as
-// n = 256's phase (15 ms), long enough for a steady figure.
-constexpr double kPeakSeconds = 0.02;
 
 // Longer than OpenBLAS's workers spin after a call (2^28 cycles: 0.1 s at
 // 2.7 GHz) and than Eigen's pool threads spin looking for work.
@@ -119,19 +113,13 @@ StatusOr<MatmulBenchResult> BenchMatmul(const MatmulBenchOptions& o) {
     product = ctx.output(0);
   };
   // A phase: two warm-up calls (threads, buffers, page faults), then the
-  // median of `reps` timed ones, then the pause, the machine's FMA peak and
-  // the pause again. The peak is measured apart from the calls on both
-  // sides: right after a direct phase, OpenBLAS's spinning worker halved it,
-  // and right before a phase, its busy threads would change how the
-  // phase's sleeping threads are woken (devices/leave_cpu.h).
-  auto phase = [&](auto&& call, std::vector<double>* peaks) {
+  // median of `reps` timed ones, then the pause.
+  auto phase = [&](auto&& call) {
     std::vector<double> s;
     for (int i = 0; i < 2 + o.reps; ++i) {
       const double t = Seconds(call);
       if (i >= 2) s.push_back(t);
     }
-    std::this_thread::sleep_for(kPause);
-    peaks->push_back(FmaPeakGflops(o.threads, kPeakSeconds));
     std::this_thread::sleep_for(kPause);
     return AveragedMedian(s);
   };
@@ -139,18 +127,16 @@ StatusOr<MatmulBenchResult> BenchMatmul(const MatmulBenchOptions& o) {
   MatmulBenchResult r;
   r.options = o;
   for (int run = 0; run < o.runs; ++run) {
-    const double kernel_s = phase(run_kernel, &r.kernel_phase_peak_gflops);
+    const double kernel_s = phase(run_kernel);
     TACT_RETURN_IF_ERROR(status);
     // tact's kernels keep OpenBLAS at one thread (blas_gemm.h); the peer
     // gets its threads for its own phase only.
     SetBlasThreads(o.threads);
-    const double direct_s = phase(direct, &r.direct_phase_peak_gflops);
+    const double direct_s = phase(direct);
     SetBlasThreads(1);
     r.gflops.push_back(flops / kernel_s / 1e9);
     r.blas_direct_gflops.push_back(flops / direct_s / 1e9);
     r.ratio.push_back(r.gflops.back() / r.blas_direct_gflops.back());
-    r.ratio_per_peak.push_back(r.ratio.back() * r.direct_phase_peak_gflops.back() /
-                               r.kernel_phase_peak_gflops.back());
   }
   const float* p = product.data<float>();
   for (int64_t i = 0; i < n * n; ++i) {
@@ -195,7 +181,7 @@ void AddBenchMatmul(CLI::App& bench, std::function<int()>& run) {
         return 1;
       }
       const char* peer = gpu ? "cublas_direct_gflops" : "blas_direct_gflops";
-      nlohmann::ordered_json line = {
+      const nlohmann::ordered_json line = {
           {"device", opts->device},
           {"dtype", opts->dtype},
           {"n", opts->n},
@@ -207,24 +193,14 @@ void AddBenchMatmul(CLI::App& bench, std::function<int()>& run) {
           {"kernel_over_direct", Spread(r->ratio)},
           {"kernel_gflops", Spread(r->gflops)},
           {"direct_gflops", Spread(r->blas_direct_gflops)}};
-      if (!r->ratio_per_peak.empty()) {
-        line["kernel_over_direct_per_peak"] = Spread(r->ratio_per_peak);
-        line["fma_peak_gflops_kernel_phase"] = Spread(r->kernel_phase_peak_gflops);
-        line["fma_peak_gflops_direct_phase"] = Spread(r->direct_phase_peak_gflops);
-      }
       if (!*json) {
         const double worst = *std::min_element(r->ratio.begin(), r->ratio.end());
-        std::string per_peak;
-        if (!r->ratio_per_peak.empty()) {
-          per_peak = "; per FMA peak measured beside each phase: worst run " +
-                     std::to_string(*std::min_element(r->ratio_per_peak.begin(), r->ratio_per_peak.end()));
-        }
         std::printf("matmul %s %s n=%lld threads=%d%s%s: kernel %.1f GFLOP/s, %s %.1f GFLOP/s "
-                    "(kernel/direct median %.3f, worst run %.3f%s)\n",
+                    "(kernel/direct median %.3f, worst run %.3f)\n",
                     opts->device.c_str(), opts->dtype.c_str(), static_cast<long long>(opts->n), opts->threads,
                     opts->transpose_a ? " A^T" : "", opts->transpose_b ? " B^T" : "",
                     Median(r->gflops), gpu ? "cublasGemmEx" : "cblas_sgemm", Median(r->blas_direct_gflops),
-                    Median(r->ratio), worst, per_peak.c_str());
+                    Median(r->ratio), worst);
       }
       std::printf("%s\n", line.dump().c_str());
       return 0;
