@@ -89,8 +89,6 @@ void AnswerOnArrival(MasterState& st, int64_t step_id, const std::shared_ptr<Run
                                     });
 }
 
-void AbortStep(Self* self, int64_t step_id, const Status& status);
-
 // The newest step of signature `key` still running; null when none is.
 PendingStep* NewestPending(MasterState& st, const std::string& key, int64_t* step_id) {
   for (auto it = st.pending.rbegin(); it != st.pending.rend(); ++it) {
@@ -163,20 +161,6 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const std::string& key
   if (st.options.operation_timeout_ms > 0) {
     self->delayed_send(self, std::chrono::milliseconds(st.options.operation_timeout_ms),
                        timeout_atom::value, step_id);
-  }
-}
-
-// Fails what is still running of a step everywhere; its StepDones follow.
-void AbortStep(Self* self, int64_t step_id, const Status& status) {
-  auto it = self->state.pending.find(step_id);
-  if (it == self->state.pending.end()) return;
-  for (const RegisteredPartition& p : it->second.partitions) {
-    const DeviceEndpoint* endpoint = Endpoint(self->state, p.device);
-    const WireAbortStep abort{step_id, status};
-    // On the link its RunStep took, so that it cannot overtake it.
-    if (endpoint == nullptr || !SendStepMessage(self, *endpoint, step_id, kAbortStepKey, abort)) {
-      self->send(PartitionOrDevice(p, endpoint), abort);
-    }
   }
 }
 
@@ -559,6 +543,20 @@ caf::behavior MasterBehavior(Self* self, MasterOptions options) {
 }
 
 }  // namespace
+
+// Fails what is still running of a step everywhere; its StepDones follow.
+void AbortStep(Self* self, int64_t step_id, const Status& status) {
+  auto it = self->state.pending.find(step_id);
+  if (it == self->state.pending.end()) return;
+  for (const RegisteredPartition& p : it->second.partitions) {
+    const DeviceEndpoint* endpoint = Endpoint(self->state, p.device);
+    const WireAbortStep abort{step_id, status};
+    // On the link its RunStep took, so that it cannot overtake it.
+    if (endpoint == nullptr || !SendStepMessage(self, *endpoint, step_id, kAbortStepKey, abort)) {
+      self->send(PartitionOrDevice(p, endpoint), abort);
+    }
+  }
+}
 
 std::string TaskOf(const std::string& device) {
   const size_t d = device.find("/device:");

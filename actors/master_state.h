@@ -137,6 +137,8 @@ void SendByLink(Self* self, const DeviceEndpoint& d, int64_t step_id, const std:
 
 // A partition's answer; the last one of a step answers the client.
 void FinishStep(Self* self, WireStepDone& done);
+// Fails what is still running of a step everywhere; its StepDones follow.
+void AbortStep(Self* self, int64_t step_id, const Status& status);
 
 // The signature `sig` is being forgotten: its partitions are deregistered
 // where they live, now or once the last step running on them has ended.

@@ -81,14 +81,27 @@ void TaskLost(Self* self, std::string task, Status why) {
   // task_wait_ms).
   for (auto& call : unregistered) RunAgain(self, std::move(call));
   std::vector<WireStepDone> failed;
+  // Steps whose partitions there had all answered: the tensors those sent
+  // may still be lost (a lent tensor goes with its process, and so does
+  // the rest of a frame half written), and a partition elsewhere would
+  // wait for one until the step's deadline (seen: 10 s after a worker
+  // crashed). The step is lost with the task in any case: what follows it
+  // is a recovery.
+  std::vector<int64_t> answered_there;
   for (const auto& [step_id, step] : st.pending) {
+    bool there = false, all_answered = true;
     for (const RegisteredPartition& p : step.partitions) {
-      if (p.task == task && !step.answered.count(p.handle)) {
+      if (p.task != task) continue;
+      there = true;
+      if (!step.answered.count(p.handle)) {
+        all_answered = false;
         failed.push_back(WireStepDone{step_id, p.handle, why, {}, {}, {}});
       }
     }
+    if (there && all_answered) answered_there.push_back(step_id);
   }
   for (WireStepDone& done : failed) FinishStep(self, done);
+  for (int64_t step_id : answered_there) AbortStep(self, step_id, why);
 }
 
 // Pings every remote task; one that does not answer in time, or answers
