@@ -356,12 +356,13 @@ bool TensorLinks::Carries(DataType dtype) { return LinkFrameCarries(dtype); }
 
 StatusOr<std::unique_ptr<TensorLinks>> TensorLinks::Start(const std::string& task, const std::string& host,
                                                           const std::string& key, Deliver deliver,
-                                                          Closed closed) {
+                                                          Closed closed, Lost lost) {
   std::unique_ptr<TensorLinks> l(new TensorLinks());
   l->task_ = task;
   l->key_ = key;
   l->deliver_ = std::move(deliver);
   l->closed_ = std::move(closed);
+  l->lost_ = std::move(lost);
   l->lend_tensors_ = LendingAllowed();
   StatusOr<int> listener = ListenTcp(host, 0, false, &l->port_);
   if (!listener.ok()) {
@@ -519,9 +520,15 @@ void TensorLinks::ReadLoop(int fd) {
                          !CopyFromProcess(probe.pid, &token, lent.token_address, sizeof token) ||
                          token != lent.id)) {
       // The sender is gone, or let go of the tensor before the copy ended
-      // (its link closed): what was copied may not be the tensor.
-      LogWarning("tact worker ", task_, ": dropped the tensor link from ", peer, ": cannot copy a lent tensor",
-                 token == lent.id ? "" : " (no longer lent)");
+      // (its link closed): what was copied may not be the tensor. Its Recv
+      // hears of it now; the step would otherwise wait for its deadline
+      // (seen: 10 s after a worker's connections were cut mid-step).
+      const Status why =
+          errors::Unavailable("the tensor link from ", peer, " lost the tensor for key '", f.key,
+                              "' of step ", f.step_id, ": it was lent, and ",
+                              token == lent.id ? "could not be copied" : "is no longer lent");
+      LogWarning("tact worker ", task_, ": dropped the tensor link from ", peer, ": ", why.message());
+      if (lost_) lost_(from, f.step_id, f.key, why);
       shutdown(fd, SHUT_RDWR);
       return;
     }

@@ -48,6 +48,7 @@
 #include <thread>
 #include <vector>
 
+#include "graph/status.h"
 #include "graph/tensor.h"
 
 namespace tact {
@@ -68,11 +69,19 @@ class TensorLinks {
   // Called on a reader thread when a link that passed its handshake closes.
   using Closed = std::function<void(const LinkSender& from)>;
 
+  // Called on a reader thread for a tensor whose frame arrived without its
+  // bytes (it was lent, and its sender let go of it when its own end of
+  // the link closed), before the link is dropped: the Recv waiting for it
+  // should fail now, not at the step's deadline. Unavailable, naming the
+  // peer, the key and the step.
+  using Lost = std::function<void(const LinkSender& from, int64_t step_id, const std::string& key,
+                                  const Status& why)>;
+
   // Listens on `host` (port chosen by the system). `key` is the cluster's
   // signing key (wire_auth.h's ClusterKey). Errors name the task.
   static StatusOr<std::unique_ptr<TensorLinks>> Start(const std::string& task, const std::string& host,
                                                       const std::string& key, Deliver deliver,
-                                                      Closed closed = nullptr);
+                                                      Closed closed = nullptr, Lost lost = nullptr);
   // Only sends: no port, nothing arrives (a master's; actors/bulk_transfer.h).
   static std::unique_ptr<TensorLinks> SendOnly(const std::string& task, const std::string& key);
   ~TensorLinks();  // closes every link and joins its threads
@@ -124,6 +133,7 @@ class TensorLinks {
   std::string key_;
   Deliver deliver_;
   Closed closed_;
+  Lost lost_;
   bool lend_tensors_ = true;  // offer lending on the links this side opens
   std::atomic<uint64_t> tensors_lent_{0};
   int listener_ = -1;

@@ -86,7 +86,13 @@ class WorkerImpl final : public Worker {
           (*links)->Forget(from.task);
         }
       };
-      TACT_ASSIGN_OR_RETURN(links_, TensorLinks::Start(task_, host, ClusterKey(o.secret), deliver, closed));
+      // A tensor lost on its way fails its step's Recvs here at once, so
+      // that the step's partitions end and its master recovers.
+      auto lost = [rendezvous](const LinkSender&, int64_t step, const std::string&, const Status& why) {
+        rendezvous->Abort(step, why);
+      };
+      TACT_ASSIGN_OR_RETURN(links_,
+                            TensorLinks::Start(task_, host, ClusterKey(o.secret), deliver, closed, lost));
       *links = links_.get();
       steps->SetLinks(links_.get());
     }

@@ -216,6 +216,70 @@ TEST(TensorLinkTest, LargeTensorsAreLentAndOutliveTheSendersReference) {
   EXPECT_EQ(c->tensors_lent(), 0u);
 }
 
+// A lent tensor whose sender let go of it before the receiver read its
+// frame (the sender's link closed: a worker whose connections were cut, or
+// that died) cannot arrive. Its Recv hears so at once through `lost`, with
+// the key and the step, instead of waiting for the step's deadline.
+TEST(TensorLinkTest, ALentTensorLetGoBeforeItWasCopiedIsReportedLost) {
+  if (!CanReadProcessMemory()) GTEST_SKIP() << "this machine forbids process_vm_readv: nothing is lent";
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open_gate = false;
+  std::vector<std::string> delivered;
+  struct LostTensor {
+    int64_t step;
+    std::string key;
+    Status why;
+  };
+  std::vector<LostTensor> lost;
+  auto deliver = [&](const LinkSender&, int64_t, const std::string& key, const Tensor&) {
+    std::unique_lock<std::mutex> lock(mu);
+    delivered.push_back(key);
+    cv.notify_all();
+    // The reader waits here, with the next frame unread on its socket.
+    if (key == "gate") cv.wait(lock, [&] { return open_gate; });
+  };
+  auto on_lost = [&](const LinkSender&, int64_t step, const std::string& key, const Status& why) {
+    std::lock_guard<std::mutex> lock(mu);
+    lost.push_back({step, key, why});
+    cv.notify_all();
+  };
+  auto b = TensorLinks::Start("/job:w/replica:0/task:1", "127.0.0.1", kKey, deliver, nullptr, on_lost);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  Inbox unused;
+  auto a = Start("/job:w/replica:0/task:0", kKey, &unused);
+  const std::string to = "/job:w/replica:0/task:1";
+  ASSERT_TRUE(a->Send(to, "127.0.0.1", (*b)->port(), 0, 7, "gate", Tensor::Scalar<float>(1)).ok());
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return !delivered.empty(); }));
+  }
+  Tensor big(DT_FLOAT, TensorShape({int64_t{1} << 20}));  // 4 MiB: lent
+  for (int64_t i = 0; i < big.NumElements(); ++i) big.data<float>()[i] = 1.0f;
+  ASSERT_TRUE(a->Send(to, "127.0.0.1", (*b)->port(), 0, 7, "big", big).ok());
+  EXPECT_EQ(a->tensors_lent(), 1u);
+  // Its frame (the header only) is written on the link's own thread.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  a->Forget(to);  // the sender's end closes: what it lent is let go
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    open_gate = true;
+    cv.notify_all();
+  }
+  std::unique_lock<std::mutex> lock(mu);
+  ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return !lost.empty(); }))
+      << "the lent tensor was neither delivered nor reported lost";
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0].step, 7);
+  EXPECT_EQ(lost[0].key, "big");
+  EXPECT_EQ(lost[0].why.code(), Code::kUnavailable);
+  EXPECT_NE(lost[0].why.message().find("the tensor link from /job:w/replica:0/task:0 lost the tensor for key "
+                                       "'big' of step 7"),
+            std::string::npos)
+      << lost[0].why.ToString();
+  EXPECT_EQ(delivered, std::vector<std::string>{"gate"});
+}
+
 // A burst sent inside a SendBatch stays on the sender until the batch
 // closes, then arrives whole and in order; the lent tensors among it are
 // answered (the sender lets go) although the receiver answers a burst at
