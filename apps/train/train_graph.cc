@@ -48,6 +48,22 @@ StatusOr<Output> AddTrainOp(const Scope& s, const TrainOptions& opt, const Grads
     return errors::InvalidArgument("--clip-norm must be a finite number >= 0 (0: no clipping), got ",
                                    m.clip_norm);
   }
+  if (!m.lr_boundaries.empty() || !m.lr_values.empty()) {
+    if (m.lr_decay_steps > 0) {
+      return errors::InvalidArgument(
+          "--lr-boundaries/--lr-values and --lr-decay-steps are two schedules: give one");
+    }
+    if (m.lr_values.size() != m.lr_boundaries.size() + 1) {
+      return errors::InvalidArgument("--lr-values needs one value more than --lr-boundaries: got ",
+                                     m.lr_values.size(), " values for ", m.lr_boundaries.size(),
+                                     " boundaries");
+    }
+    StatusOr<Output> rate = PiecewiseConstantDecay(s, global_step, m.lr_boundaries, m.lr_values);
+    if (!rate.ok()) {
+      return errors::InvalidArgument("--lr-boundaries/--lr-values: ", rate.status().message());
+    }
+    optimizer = optimizer.WithLearningRate(*rate);
+  }
   if (m.lr_decay_steps > 0) {
     TACT_ASSIGN_OR_RETURN(Output rate, ExponentialDecay(s, m.learning_rate, global_step,
                                                         m.lr_decay_steps, m.lr_decay_rate,

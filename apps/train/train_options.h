@@ -42,6 +42,12 @@ struct ModelOptions {
   int64_t lr_decay_steps = 0;
   double lr_decay_rate = 1.0;
   bool lr_staircase = false;
+  // With lr_values, the rate is lr_values[i] while the step is past
+  // lr_boundaries[i-1] and at most lr_boundaries[i] (Keras's
+  // PiecewiseConstantDecay, graph/nn/schedules.h), in place of
+  // learning_rate; one value more than boundaries.
+  std::vector<int64_t> lr_boundaries;
+  std::vector<double> lr_values;
   // > 0: the update's gradients are clipped to this global norm
   // (graph/nn/clipping.h), after the replicas' mean; 0: not clipped.
   double clip_norm = 0;

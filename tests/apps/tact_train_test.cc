@@ -48,6 +48,40 @@ TEST(TactTrainTest, PrintsOneJsonLineLast) {
   EXPECT_GT(j["images_per_sec"].get<double>(), 0);
 }
 
+// The piecewise-constant rate's flags reach the trainer as they read: the
+// run ends with the variables of the same options given in-process.
+TEST(TactTrainTest, APiecewiseConstantRateFromTheFlags) {
+  if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
+    GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  }
+  Result r = RunTactTrain(
+      "--model mlp --max-steps 12 --train-limit 2000 --test-limit 100 --lr-boundaries 4,8 "
+      "--lr-values 0.01,0.005,0.001 --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out.substr(r.out.rfind('{')), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_EQ(j["lr_boundaries"], nlohmann::json({4, 8}));
+  EXPECT_EQ(j["lr_values"], nlohmann::json({0.01, 0.005, 0.001}));
+  EXPECT_TRUE(j["learning_rate"].is_null()) << r.out;
+  TrainOptions o;
+  o.data.max_steps = 12;
+  o.data.train_limit = 2000;
+  o.data.test_limit = 100;
+  o.model.lr_boundaries = {4, 8};
+  o.model.lr_values = {0.01, 0.005, 0.001};
+  StatusOr<TrainResult> in_process = Train(o);
+  ASSERT_TRUE(in_process.ok()) << in_process.status().ToString();
+  EXPECT_EQ(j["variables_fingerprint"], in_process->variables_fingerprint);
+}
+
+TEST(TactTrainTest, TwoLearningRatesAreRefused) {
+  Result r = RunTactTrain("--lr 0.1 --lr-boundaries 5 --lr-values 0.1,0.01 --max-steps 1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("tact train: --lr and --lr-values both give the learning rate: give one"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(TactTrainTest, ADivergedRunPrintsNanAndTheStep) {
   if (!std::filesystem::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
     GTEST_SKIP() << "no data set at " << kDefaultDataDir;

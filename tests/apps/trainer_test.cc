@@ -317,7 +317,17 @@ TEST(TrainerTest, ScheduleAndClippingAreWiredIntoEveryStep) {
               o->model.lr_staircase = true;
             }),
             base);
+  EXPECT_EQ(fingerprint([](TrainOptions* o) {
+              o->model.lr_boundaries = {10, 20};
+              o->model.lr_values = {1e-3, 1e-3, 1e-3};
+            }),
+            base);
   EXPECT_EQ(fingerprint([](TrainOptions* o) { o->model.clip_norm = 1e30; }), base);
+  EXPECT_NE(fingerprint([](TrainOptions* o) {
+              o->model.lr_boundaries = {10};
+              o->model.lr_values = {1e-3, 1e-4};
+            }),
+            base);
   EXPECT_NE(fingerprint([](TrainOptions* o) {
               o->model.lr_decay_steps = 5;
               o->model.lr_decay_rate = 0.5;
@@ -343,6 +353,29 @@ TEST(TrainerTest, ScheduleAndClippingFlagsOutOfRangeAreRefusedNamingThem) {
        "--lr-decay-rate and --lr-staircase need --lr-decay-steps"},
       {[](TrainOptions* o) { o->model.lr_staircase = true; },
        "--lr-decay-rate and --lr-staircase need --lr-decay-steps"},
+      {[](TrainOptions* o) {
+         o->model.lr_boundaries = {10};
+         o->model.lr_values = {1e-3};
+       },
+       "--lr-values needs one value more than --lr-boundaries: got 1 values for 1 boundaries"},
+      {[](TrainOptions* o) { o->model.lr_boundaries = {10}; },
+       "--lr-values needs one value more than --lr-boundaries: got 0 values for 1 boundaries"},
+      {[](TrainOptions* o) {
+         o->model.lr_boundaries = {10};
+         o->model.lr_values = {1e-3, 1e-4};
+         o->model.lr_decay_steps = 5;
+       },
+       "--lr-boundaries/--lr-values and --lr-decay-steps are two schedules: give one"},
+      {[](TrainOptions* o) {
+         o->model.lr_boundaries = {20, 10};
+         o->model.lr_values = {1e-3, 1e-4, 1e-5};
+       },
+       "--lr-boundaries/--lr-values: PiecewiseConstantDecay: boundaries must increase"},
+      {[](TrainOptions* o) {
+         o->model.lr_boundaries = {10};
+         o->model.lr_values = {1e-3, -1};
+       },
+       "--lr-boundaries/--lr-values: PiecewiseConstantDecay: value 1 must be a finite number >= 0, got -1"},
       {[](TrainOptions* o) { o->model.clip_norm = -1; }, "--clip-norm must be a finite number >= 0"},
       {[](TrainOptions* o) { o->model.clip_norm = NAN; }, "--clip-norm must be a finite number >= 0"},
   };
