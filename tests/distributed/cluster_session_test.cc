@@ -33,20 +33,6 @@ std::string Cpu0(const std::string& job, int i) { return Task(job, i) + "/device
 using test_util::Connect;
 using test_util::StartCluster;
 
-// Whether process `pid` is in the stopped state ('T' in /proc) by then.
-bool StoppedWithin(pid_t pid, std::chrono::milliseconds limit) {
-  const auto deadline = Clock::now() + limit;
-  while (Clock::now() < deadline) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const size_t end = line.rfind(')');  // the state follows the command's name
-    if (end != std::string::npos && end + 2 < line.size() && line[end + 2] == 'T') return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return false;
-}
-
 Tensor Iota(const TensorShape& shape, float scale) {
   Tensor t(DT_FLOAT, shape);
   for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = scale * static_cast<float>(i % 13 - 6);
@@ -435,7 +421,7 @@ TEST(SupervisedSessionTest, AHungTaskIsKilledAndStartedAgain) {
   ASSERT_TRUE(cluster->Signal(Task("worker", 1), SIGSTOP).ok());
   // kill() returns before a busy machine has stopped every thread: on one,
   // the next step had finished before the process stopped.
-  ASSERT_TRUE(StoppedWithin(cluster->Pid(Task("worker", 1)), std::chrono::seconds(5)));
+  ASSERT_TRUE(test_util::StoppedWithin(cluster->Pid(Task("worker", 1)), std::chrono::seconds(5)));
   // The step starts on the stopped process: it fails at the health deadline.
   const auto start = Clock::now();
   Status s = session->Run({}, {"y"}, {}).status();

@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -80,6 +81,20 @@ inline StatusOr<Tensor> CutThenRun(apps::LocalCluster& cluster, const std::strin
       return out.status().WithPrefix("no step passed within 20 s of the cut: ");
     }
   }
+}
+
+// Whether process `pid` is in the stopped state ('T' in /proc) by then.
+inline bool StoppedWithin(pid_t pid, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const size_t end = line.rfind(')');  // the state follows the command's name
+    if (end != std::string::npos && end + 2 < line.size() && line[end + 2] == 'T') return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
 }
 
 }  // namespace tact::test_util

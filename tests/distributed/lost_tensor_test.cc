@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -24,20 +23,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kFloats = int64_t{8} << 20;  // 32 MiB: more than loopback's socket buffers
-
-// Whether process `pid` is in the stopped state ('T' in /proc) by then.
-bool StoppedWithin(pid_t pid, std::chrono::milliseconds limit) {
-  const auto deadline = Clock::now() + limit;
-  while (Clock::now() < deadline) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const size_t end = line.rfind(')');  // the state follows the command's name
-    if (end != std::string::npos && end + 2 < line.size() && line[end + 2] == 'T') return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return false;
-}
 
 // 32 MiB of ones made on worker 0, summed on worker 1.
 GraphDef OnesSentToWorker1() {
@@ -67,7 +52,7 @@ void SenderDiesWithItsTensorOnTheWay(bool lending) {
 
   const std::string sender = TaskName("worker", 0), peer = TaskName("worker", 1);
   ASSERT_TRUE(cluster->Signal(peer, SIGSTOP).ok());
-  ASSERT_TRUE(StoppedWithin(cluster->Pid(peer), std::chrono::seconds(5)));
+  ASSERT_TRUE(test_util::StoppedWithin(cluster->Pid(peer), std::chrono::seconds(5)));
   StatusOr<std::vector<Tensor>> r = errors::Internal("not run");
   std::thread step([&] { r = session->Run({}, {"total"}, {}); });
   // Worker 0 makes its tensor, hands it to its link and answers; the link
