@@ -44,6 +44,19 @@ void CheckMatMul(int64_t m, int64_t n, int64_t k, bool ta, bool tb, double tol) 
                     NaiveMatMul(test::ToDoubles(a), test::ToDoubles(b), m, n, k, ta, tb), tol, tol);
 }
 
+// A float m x n x k product (each operand stored transposed or not) from
+// random inputs seeded `seed` and `seed + 1`: the same bits on one device
+// thread and on four.
+void ExpectSameBitsOnOneAndFourThreads(int64_t m, int64_t n, int64_t k, bool ta, bool tb, uint32_t seed) {
+  Tensor a = test::Random<float>(ta ? TensorShape({k, m}) : TensorShape({m, k}), seed);
+  Tensor b = test::Random<float>(tb ? TensorShape({n, k}) : TensorShape({k, n}), seed + 1);
+  auto one = test::RunOp("MatMul", {a, b}, MatMulAttrs(ta, tb), 1);
+  auto four = test::RunOp("MatMul", {a, b}, MatMulAttrs(ta, tb), 4);
+  ASSERT_TRUE(one.ok() && four.ok());
+  EXPECT_TRUE((*one)[0].BitwiseEqual((*four)[0]))
+      << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb;
+}
+
 TEST(MatMulTest, MatchesNaiveLoopsForEveryTranspose) {
   const std::vector<std::vector<int64_t>> shapes = {
       {1, 1, 1}, {3, 5, 7}, {17, 1, 9}, {1, 13, 4}, {33, 31, 65}, {64, 48, 100}};
@@ -67,13 +80,7 @@ TEST(MatMulTest, VectorProductsMatchNaiveLoopsAndNotTheThreads) {
       for (bool tb : {false, true}) {
         CheckMatMul<float>(s[0], s[1], s[2], ta, tb, 1e-3);
         CheckMatMul<double>(s[0], s[1], s[2], ta, tb, 1e-10);
-        Tensor a = test::Random<float>(ta ? TensorShape({s[2], s[0]}) : TensorShape({s[0], s[2]}), 5);
-        Tensor b = test::Random<float>(tb ? TensorShape({s[1], s[2]}) : TensorShape({s[2], s[1]}), 6);
-        auto one = test::RunOp("MatMul", {a, b}, MatMulAttrs(ta, tb), 1);
-        auto four = test::RunOp("MatMul", {a, b}, MatMulAttrs(ta, tb), 4);
-        ASSERT_TRUE(one.ok() && four.ok());
-        EXPECT_TRUE((*one)[0].BitwiseEqual((*four)[0])) << s[0] << "x" << s[1] << " ta=" << ta
-                                                        << " tb=" << tb;
+        ExpectSameBitsOnOneAndFourThreads(s[0], s[1], s[2], ta, tb, 5);
       }
     }
   }
@@ -107,12 +114,7 @@ TEST(MatMulTest, BlockedProductsMatchNaiveLoopsAndNotTheThreads) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         CheckMatMul<float>(s[0], s[1], s[2], ta, tb, 1e-3);
-        Tensor a = test::Random<float>(ta ? TensorShape({s[2], s[0]}) : TensorShape({s[0], s[2]}), 3);
-        Tensor b = test::Random<float>(tb ? TensorShape({s[1], s[2]}) : TensorShape({s[2], s[1]}), 4);
-        auto one = test::RunOp("MatMul", {a, b}, MatMulAttrs(ta, tb), 1);
-        auto four = test::RunOp("MatMul", {a, b}, MatMulAttrs(ta, tb), 4);
-        ASSERT_TRUE(one.ok() && four.ok());
-        EXPECT_TRUE((*one)[0].BitwiseEqual((*four)[0])) << "ta=" << ta << " tb=" << tb;
+        ExpectSameBitsOnOneAndFourThreads(s[0], s[1], s[2], ta, tb, 3);
       }
     }
   }
