@@ -158,9 +158,11 @@ void StartStep(Self* self, std::shared_ptr<RunCall> call, const std::string& key
     // Where `after` has already ended well, this step would run.
     if (!before->status.ok()) AbortStep(self, step_id, FollowerAborted(after, step_id, before->status));
   }
-  if (st.options.operation_timeout_ms > 0) {
-    self->delayed_send(self, std::chrono::milliseconds(st.options.operation_timeout_ms),
-                       timeout_atom::value, step_id);
+  step.timeout_ms = step.call->timeout_ms > 0 ? step.call->timeout_ms
+                    : step.call->timeout_ms == 0 ? st.options.operation_timeout_ms
+                                                 : 0;
+  if (step.timeout_ms > 0) {
+    self->delayed_send(self, std::chrono::milliseconds(step.timeout_ms), timeout_atom::value, step_id);
   }
 }
 
@@ -236,7 +238,7 @@ void AbandonStep(Self* self, int64_t step_id) {
   std::string tasks;
   for (const std::string& t : silent) tasks += (tasks.empty() ? "" : ", ") + t;
   step.call->reply(errors::DeadlineExceeded(
-      "step ", step_id, " ran past the operation timeout of ", st.options.operation_timeout_ms,
+      "step ", step_id, " ran past the operation timeout of ", step.timeout_ms,
       " ms, and ", tasks, " did not answer its abort within ", AbandonGrace(st.options).count(),
       " ms either (is its answer refused on its way back to this process? see the task's log)"));
 }
@@ -525,10 +527,11 @@ caf::behavior MasterBehavior(Self* self, MasterOptions options) {
       },
       [self](WireStepDone& done) { FinishStep(self, done); },
       [self](timeout_atom, int64_t step_id) {
-        if (self->state.pending.count(step_id) == 0) return;
+        auto it = self->state.pending.find(step_id);
+        if (it == self->state.pending.end()) return;
         AbortStep(self, step_id,
                   errors::DeadlineExceeded("step ", step_id, " ran past the operation timeout of ",
-                                           self->state.options.operation_timeout_ms, " ms"));
+                                           it->second.timeout_ms, " ms"));
         self->delayed_send(self, AbandonGrace(self->state.options), abandon_atom::value, step_id);
       },
       [self](abandon_atom, int64_t step_id) { AbandonStep(self, step_id); },

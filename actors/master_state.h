@@ -47,6 +47,7 @@ struct PendingStep {
   std::string signature;  // its key, and the generation it ran on
   uint64_t generation = 0;
   bool measured = false;  // its stats feed the measured cost model
+  int64_t timeout_ms = 0;  // after which it is aborted; 0: never
   std::vector<RegisteredPartition> partitions;
   std::set<std::string> answered;  // handles
   int outstanding = 0;  // partitions yet to answer

@@ -106,6 +106,7 @@ struct RunCall {
   // Follow the newest running step of the same signature
   // (Session::StartFollowing).
   bool follow = false;
+  int64_t timeout_ms = 0;  // RunOptions::timeout_ms
   OnceReply<StatusOr<std::vector<Tensor>>> reply;
 };
 

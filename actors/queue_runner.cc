@@ -28,7 +28,10 @@ void QueueRunner::Start(int threads_per_target) {
 void QueueRunner::Loop(const std::string& target) {
   while (!stopping_.load()) {
     const int64_t refills = refills_.load();
-    Status s = session_->Run({}, {}, {target}).status();
+    // No deadline: an enqueue waits for room for as long as the consumer
+    // takes (a test pass between epochs, a checkpoint, a recovery); a
+    // timeout there would drop the records it read and end the input.
+    Status s = session_->Run(RunOptions{RunOptions::kNoTimeout}, {}, {}, {target}).status();
     if (s.ok()) {
       enqueued_.fetch_add(1);
       continue;
@@ -87,6 +90,11 @@ Status QueueRunner::Stop() {
   stopping_.store(true);
   Close();
   return Join();
+}
+
+Status QueueRunner::status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
 }
 
 Status QueueRunner::Join() {

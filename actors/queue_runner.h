@@ -26,6 +26,10 @@
 // runner fails, but never closes the queue: its Run would wait for the
 // task and then close the fresh queue of the one that comes back.
 //
+// An enqueue Run has no deadline (RunOptions::kNoTimeout), whatever the
+// session's operation timeout: it waits for room in the queue, and Stop's
+// close or a lost task ends that wait.
+//
 // Thread-safe. The session must outlive the runner.
 #pragma once
 
@@ -59,6 +63,9 @@ class QueueRunner {
   Status Stop();
   // Waits for the threads to end by themselves (their input done).
   Status Join();
+  // The runner's failure so far, as Stop would return it (OK while none):
+  // why a consumer found the queue closed early.
+  Status status() const;
   // Enqueue Runs that succeeded so far.
   int64_t enqueued() const { return enqueued_.load(); }
 
@@ -80,7 +87,7 @@ class QueueRunner {
   std::atomic<int64_t> refills_{0};
   std::mutex refill_mu_;  // one thread refills
   std::atomic<int> running_{0};  // threads not yet ended
-  std::mutex mu_;
+  mutable std::mutex mu_;
   Status error_;        // the first error
   bool closed_ = false;  // the close target has run
 };

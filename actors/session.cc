@@ -166,13 +166,20 @@ class ActorSession final : public Session {
     if (master.ok()) caf::anon_send(*master, crash_atom::value);
   }
 
-  StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+  using Session::Run;
+  StatusOr<std::vector<Tensor>> Run(const RunOptions& options,
+                                    const std::vector<std::pair<std::string, Tensor>>& feeds,
                                     const std::vector<std::string>& fetches,
                                     const std::vector<std::string>& targets,
                                     RunMetadata* metadata) override {
     InFlight guard(this);
     if (closed_) return Closed();
+    if (options.timeout_ms < RunOptions::kNoTimeout) {
+      return errors::InvalidArgument("RunOptions.timeout_ms is ", options.timeout_ms,
+                                     "; give a limit in ms, 0 for the session's, or RunOptions::kNoTimeout");
+    }
     std::shared_ptr<RunCall> call = NewCall(feeds, fetches, targets);
+    call->timeout_ms = options.timeout_ms;
     call->stats = metadata ? &metadata->step_stats : nullptr;
     auto latch = std::make_shared<Latch<StatusOr<std::vector<Tensor>>>>();
     call->reply = [latch](StatusOr<std::vector<Tensor>> r) { latch->Set(std::move(r)); };

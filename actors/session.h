@@ -92,6 +92,17 @@ struct SessionOptions {
   SupervisionOptions supervision;
 };
 
+// How one Run differs from the session's defaults (TensorFlow's RunOptions).
+struct RunOptions {
+  // This Run's step is aborted after this long instead of after
+  // SessionOptions::operation_timeout_ms (TensorFlow's timeout_in_ms):
+  // > 0 a limit, 0 the session's, kNoTimeout none. None suits a step that
+  // waits on purpose, as a QueueRunner's enqueue waits for room in its
+  // queue for as long as the consumer takes; a lost task still fails it.
+  static constexpr int64_t kNoTimeout = -1;
+  int64_t timeout_ms = 0;
+};
+
 // What a Run reports besides its fetches.
 struct RunMetadata {
   StepStats step_stats;  // every node that ran in the step
@@ -118,10 +129,17 @@ class Session {
   // tensors in the order of `fetches`, and runs `targets` for their effect.
   // Only what the fetches and targets need is run; a fed tensor's producer
   // is not.
-  virtual StatusOr<std::vector<Tensor>> Run(
-      const std::vector<std::pair<std::string, Tensor>>& feeds,
-      const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-      RunMetadata* metadata = nullptr) = 0;
+  StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                    const std::vector<std::string>& fetches,
+                                    const std::vector<std::string>& targets, RunMetadata* metadata = nullptr) {
+    return Run(RunOptions{}, feeds, fetches, targets, metadata);
+  }
+  // The same, with this Run's own options.
+  virtual StatusOr<std::vector<Tensor>> Run(const RunOptions& options,
+                                            const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                            const std::vector<std::string>& fetches,
+                                            const std::vector<std::string>& targets,
+                                            RunMetadata* metadata = nullptr) = 0;
 
   // Starts a Run and returns at once. The step follows the newest Run of
   // the same feeds, fetches and targets that is still running: each of its

@@ -96,4 +96,16 @@ StatusOr<std::vector<std::unique_ptr<QueueRunner>>> StartInputPipeline(Session& 
   return runners;
 }
 
+Status WithPipelineCause(const Status& step, const std::vector<std::unique_ptr<QueueRunner>>& runners) {
+  if (step.ok()) return step;
+  for (const auto& runner : runners) {
+    const Status cause = runner->status();
+    if (!cause.ok()) {
+      return Status(cause.code(), "input pipeline: " + cause.message() + " (the training step then failed: " +
+                                      step.ToString() + ")");
+    }
+  }
+  return step;
+}
+
 }  // namespace tact::apps

@@ -41,4 +41,9 @@ StatusOr<InputPipeline> AddInputPipeline(const TrainOptions& opt, int64_t share,
 StatusOr<std::vector<std::unique_ptr<QueueRunner>>> StartInputPipeline(Session& session,
                                                                         const InputPipeline& p);
 
+// A training step's error, or the runner failure behind it: a runner that
+// fails closes its queue, so the step then finds it closed (OutOfRange),
+// which names the effect and not the cause. OK stays OK.
+Status WithPipelineCause(const Status& step, const std::vector<std::unique_ptr<QueueRunner>>& runners);
+
 }  // namespace tact::apps

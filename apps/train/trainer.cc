@@ -412,8 +412,9 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       const int64_t end = std::min(total, first + per_epoch);
       AsyncProgress progress(g.towers.size());
       const auto start = std::chrono::steady_clock::now();
-      TACT_RETURN_IF_ERROR(AsyncLoop(session, g, &batches, opt.data.input_pipeline, first, end, per_epoch,
-                                     training_on, opt.stop_requested, &progress));
+      TACT_RETURN_IF_ERROR(WithPipelineCause(AsyncLoop(session, g, &batches, opt.data.input_pipeline, first,
+                                                       end, per_epoch, training_on, opt.stop_requested, &progress),
+                                             runners));
       train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       // Stopped early, the replicas' updates so far count as steps, a
       // replica's update as its share of one.
@@ -467,34 +468,34 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     const std::vector<Batch> shares = ahead != nullptr ? std::vector<Batch>() : shares_of(step);
     const auto start = std::chrono::steady_clock::now();
     double loss = 0;
-    TACT_ASSIGN_OR_RETURN(SupervisedStepResult done, supervised->RunStep([&](Session& s) {
-                            if (async) {
-                              StatusOr<double> l = AsyncStep(s, g, shares, training_on);
-                              if (l.ok()) loss = *l;
-                              return l.status();
-                            }
-                            if (to_trace(step)) {
-                              StatusOr<double> l =
-                                  TracedSyncStep(s, g, shares, training_on, step, opt.on_trace);
-                              traced = l.ok();
-                              if (l.ok()) loss = *l;
-                              return l.status();
-                            }
-                            std::unique_ptr<PendingRun> run = std::move(ahead);
-                            if (run == nullptr) run = StartSyncStep(s, g, shares, training_on);
-                            if (may_send_ahead(step + 1)) {
-                              ahead = StartSyncStep(s, g, shares_of(step + 1), training_on);
-                              ++r.steps_sent_ahead;
-                            }
-                            StatusOr<double> l = SyncLoss(run->Wait());
-                            if (!l.ok()) {
-                              ahead.reset();  // waits for it: the recovery comes after
-                              return l.status();
-                            }
-                            loss = *l;
-                            return Status::OK();
-                          }));
-    if (done.recovery) continue;
+    StatusOr<SupervisedStepResult> stepped = supervised->RunStep([&](Session& s) {
+      if (async) {
+        StatusOr<double> l = AsyncStep(s, g, shares, training_on);
+        if (l.ok()) loss = *l;
+        return l.status();
+      }
+      if (to_trace(step)) {
+        StatusOr<double> l = TracedSyncStep(s, g, shares, training_on, step, opt.on_trace);
+        traced = l.ok();
+        if (l.ok()) loss = *l;
+        return l.status();
+      }
+      std::unique_ptr<PendingRun> run = std::move(ahead);
+      if (run == nullptr) run = StartSyncStep(s, g, shares, training_on);
+      if (may_send_ahead(step + 1)) {
+        ahead = StartSyncStep(s, g, shares_of(step + 1), training_on);
+        ++r.steps_sent_ahead;
+      }
+      StatusOr<double> l = SyncLoss(run->Wait());
+      if (!l.ok()) {
+        ahead.reset();  // waits for it: the recovery comes after
+        return l.status();
+      }
+      loss = *l;
+      return Status::OK();
+    });
+    TACT_RETURN_IF_ERROR(WithPipelineCause(stepped.status(), runners));
+    if (stepped->recovery) continue;
     train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     NoteLoss(loss, "at step", step, &r);
     loss_sum += loss;

@@ -2,7 +2,9 @@
 // their input ends, the runner stops, or an enqueue fails.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "actors/queue_runner.h"
 #include "graph/ops/all_ops.h"
@@ -40,8 +42,8 @@ GraphDef Pipeline() {
   return *def;
 }
 
-std::unique_ptr<Session> Open() {
-  auto s = Session::Create();
+std::unique_ptr<Session> Open(const SessionOptions& options = {}) {
+  auto s = Session::Create(options);
   EXPECT_TRUE(s.ok());
   EXPECT_TRUE((*s)->Extend(Pipeline()).ok());
   EXPECT_TRUE((*s)->Run({}, {}, {"init"}).ok());
@@ -90,6 +92,25 @@ TEST(QueueRunnerTest, AFailingEnqueueStopsTheRunnerAndClosesTheQueueForItsConsum
   Status s = runner.Join();
   EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.ToString();
   EXPECT_NE(s.message().find("bad_pump"), std::string::npos) << s.ToString();
+}
+
+// An enqueue waits for room as long as its consumer takes, past the
+// session's operation timeout: before session 31 it was aborted there,
+// dropping the value it held, and the runner failed and closed the queue.
+TEST(QueueRunnerTest, AnEnqueueWaitsForRoomPastTheOperationTimeoutAndLosesNothing) {
+  SessionOptions options;
+  options.operation_timeout_ms = 100;
+  auto session = Open(options);
+  QueueRunner runner(session.get(), {"produce"}, "close");
+  runner.Start(1);  // one thread: the values come in order
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // the queue is full, the enqueue waits
+  EXPECT_TRUE(runner.status().ok()) << runner.status().ToString();
+  for (int i = 1; i <= 20; ++i) {
+    auto out = session->Run({}, {"consume:0"}, {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ((*out)[0].scalar<float>(), static_cast<float>(i));
+  }
+  EXPECT_TRUE(runner.Stop().ok());
 }
 
 }  // namespace

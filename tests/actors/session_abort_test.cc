@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -64,6 +65,54 @@ TEST(SessionAbortTest, OperationTimeoutEndsAWaitingStep) {
     EXPECT_LT(took, 5s);
     ExpectQuickRunWorks(session->get());
   }
+}
+
+// RunOptions::timeout_ms, TensorFlow's timeout_in_ms: a Run's own limit
+// replaces the session's, kNoTimeout lifts it for that Run only, and a
+// value below kNoTimeout is refused naming the field.
+TEST(SessionAbortTest, ARunsOwnTimeoutReplacesTheSessions) {
+  SessionOptions options;
+  options.operation_timeout_ms = 100;
+  auto session = Session::Create(options);
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Extend(StuckAndQuick()).ok());
+  const auto start = std::chrono::steady_clock::now();
+  auto out = (*session)->Run(RunOptions{400}, {}, {"stuck"}, {});
+  EXPECT_EQ(out.status().code(), Code::kDeadlineExceeded) << out.status().ToString();
+  EXPECT_NE(out.status().message().find("operation timeout of 400 ms"), std::string::npos)
+      << out.status().ToString();
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 400ms);
+  ExpectQuickRunWorks(session->get());
+
+  auto bad = (*session)->Run(RunOptions{-2}, {}, {"stuck"}, {});
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("RunOptions.timeout_ms is -2"), std::string::npos)
+      << bad.status().ToString();
+  ExpectQuickRunWorks(session->get());
+
+  // Without a limit the step waits until the session closes.
+  Status unlimited;
+  std::atomic<bool> ended{false};
+  std::thread run([&] {
+    unlimited = (*session)->Run(RunOptions{RunOptions::kNoTimeout}, {}, {"stuck"}, {}).status();
+    ended = true;
+  });
+  std::this_thread::sleep_for(600ms);
+  EXPECT_FALSE(ended.load()) << "it ended before the close";
+  EXPECT_TRUE((*session)->Close().ok());
+  run.join();
+  EXPECT_EQ(unlimited.code(), Code::kCancelled) << unlimited.ToString();
+}
+
+TEST(SessionAbortTest, ARunsOwnTimeoutAppliesWhereTheSessionHasNone) {
+  auto session = Session::Create();
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Extend(StuckAndQuick()).ok());
+  auto out = (*session)->Run(RunOptions{100}, {}, {"stuck"}, {});
+  EXPECT_EQ(out.status().code(), Code::kDeadlineExceeded) << out.status().ToString();
+  EXPECT_NE(out.status().message().find("operation timeout of 100 ms"), std::string::npos)
+      << out.status().ToString();
+  ExpectQuickRunWorks(session->get());
 }
 
 // A kernel that the abort cannot stop (here a reader opening a FIFO that

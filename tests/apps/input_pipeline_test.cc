@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "apps/train/input_pipeline.h"
 #include "apps/train/trainer.h"
+#include "graph/ops/all_ops.h"
 
 namespace tact::apps {
 namespace {
@@ -124,6 +127,57 @@ TEST(InputPipelineTest, AWorkerLostAndBackReadsItsInputAfreshAndTheRunTrainsOn) 
   // killed always costs one, its variables gone.
   EXPECT_GE(r->recoveries, 1);
   EXPECT_GT(r->test_accuracy, 0.82) << "train loss " << r->train_loss;
+}
+
+// A pause between epochs longer than the step timeout: the runners'
+// enqueues wait on a full queue all through it. Before session 31 they
+// ran into the timeout (the cnn's test pass at --step-timeout 2000 did it
+// too), their runner closed the queue, and the next step failed with an
+// OutOfRange that named the closed queue and not the cause.
+TEST(InputPipelineTest, APauseBetweenEpochsLongerThanTheStepTimeoutLosesNoInput) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  TrainOptions opt;
+  opt.model.name = "mlp";
+  opt.data.input_pipeline = true;
+  opt.data.epochs = 2;
+  opt.cluster.ps = 1;
+  opt.cluster.workers = 2;
+  opt.cluster.worker_binary = TACT_BINARY;
+  opt.cluster.step_timeout_ms = 1000;
+  opt.on_epoch = [](int epoch, double) {
+    if (epoch == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  };
+  StatusOr<TrainResult> r = Train(opt);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->steps, 1200);
+  EXPECT_GT(r->test_accuracy, kOneEpochAccuracy) << "train loss " << r->train_loss;
+}
+
+// A runner that failed is named as the cause of the step that then found
+// its queue closed; without a failed runner the step's error stands.
+TEST(InputPipelineTest, AStepFailedByARunnerNamesTheRunnersError) {
+  Scope s = Scope::NewRootScope();
+  Output q = FIFOQueue(s.WithOpName("q"), {DT_FLOAT});
+  QueueClose(s.WithOpName("close"), q, /*cancel_pending_enqueues=*/true);
+  auto def = s.ToGraphDef();
+  ASSERT_TRUE(def.ok()) << def.status().ToString();
+  auto session = Session::Create();
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Extend(*def).ok());
+  std::vector<std::unique_ptr<QueueRunner>> runners;
+  runners.push_back(std::make_unique<QueueRunner>(session->get(), std::vector<std::string>{"no_such_node"}, "close"));
+  const Status step = errors::OutOfRange("queue 'q' is closed");
+  EXPECT_EQ(WithPipelineCause(step, runners), step);  // not started: nothing failed
+  runners[0]->Start(1);
+  ASSERT_FALSE(runners[0]->Join().ok());
+  const Status named = WithPipelineCause(step, runners);
+  EXPECT_EQ(named.code(), runners[0]->status().code()) << named.ToString();
+  EXPECT_NE(named.message().find("input pipeline: queue runner, target 'no_such_node'"), std::string::npos)
+      << named.ToString();
+  EXPECT_NE(named.message().find("the training step then failed: OutOfRange: queue 'q' is closed"),
+            std::string::npos)
+      << named.ToString();
+  EXPECT_TRUE(WithPipelineCause(Status::OK(), runners).ok());
 }
 
 }  // namespace
