@@ -30,6 +30,7 @@
 #include "apps/cluster/local_cluster.h"
 #include "apps/train/chrome_trace.h"
 #include "apps/train/metrics_log.h"
+#include "apps/train/train_graph.h"
 #include "apps/train/trainer.h"
 #include "devices/device_factory.h"
 
@@ -217,7 +218,7 @@ int RunTrain(TrainFlags flags) {
         {"stopped", r->stopped},
         {"batch", opt.data.batch},
         {"optimizer", opt.model.optimizer},
-        {"learning_rate", opt.model.learning_rate},
+        {"learning_rate", LearningRate(opt.model)},
         {"lr_decay_steps", opt.model.lr_decay_steps},
         {"lr_decay_rate", opt.model.lr_decay_rate},
         {"lr_staircase", opt.model.lr_staircase},
@@ -277,7 +278,9 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--epochs", o.data.epochs, "passes over the training set");
   cmd->add_option("--batch", o.data.batch, "images per step");
   cmd->add_option("--optimizer", o.model.optimizer, "adam, sgd, momentum, rmsprop or adagrad");
-  CLI::Option* lr = cmd->add_option("--lr", o.model.learning_rate, "the optimizer's learning rate");
+  CLI::Option* lr = cmd->add_option("--lr", o.model.learning_rate,
+                                    "the optimizer's learning rate (default: 0.001 for adam and rmsprop, "
+                                    "0.01 for sgd, momentum and adagrad)");
   cmd->add_option("--lr-decay-steps", o.model.lr_decay_steps,
                   "the rate decays by --lr-decay-rate every N steps (0: a constant rate)");
   cmd->add_option("--lr-decay-rate", o.model.lr_decay_rate,

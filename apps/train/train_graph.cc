@@ -12,18 +12,23 @@
 
 namespace tact::apps {
 
+double LearningRate(const ModelOptions& m) {
+  if (m.learning_rate.has_value()) return *m.learning_rate;
+  return m.optimizer == "sgd" || m.optimizer == "momentum" || m.optimizer == "adagrad" ? 1e-2 : 1e-3;
+}
+
 StatusOr<Optimizer> TrainOptimizer(const TrainOptions& opt) {
+  const double rate = LearningRate(opt.model);
   // As PyTorch's optimizers refuse them: a negative or NaN rate trains
   // away from the minimum, or into NaN, and says nothing.
-  if (!std::isfinite(opt.model.learning_rate) || opt.model.learning_rate < 0) {
-    return errors::InvalidArgument("the learning rate must be a finite number >= 0, got ",
-                                   opt.model.learning_rate);
+  if (!std::isfinite(rate) || rate < 0) {
+    return errors::InvalidArgument("the learning rate must be a finite number >= 0, got ", rate);
   }
-  if (opt.model.optimizer == "adam") return Optimizer::Adam(opt.model.learning_rate);
-  if (opt.model.optimizer == "sgd") return Optimizer::GradientDescent(opt.model.learning_rate);
-  if (opt.model.optimizer == "momentum") return Optimizer::Momentum(opt.model.learning_rate, 0.9);
-  if (opt.model.optimizer == "rmsprop") return Optimizer::RMSProp(opt.model.learning_rate);
-  if (opt.model.optimizer == "adagrad") return Optimizer::Adagrad(opt.model.learning_rate);
+  if (opt.model.optimizer == "adam") return Optimizer::Adam(rate);
+  if (opt.model.optimizer == "sgd") return Optimizer::GradientDescent(rate);
+  if (opt.model.optimizer == "momentum") return Optimizer::Momentum(rate, 0.9);
+  if (opt.model.optimizer == "rmsprop") return Optimizer::RMSProp(rate);
+  if (opt.model.optimizer == "adagrad") return Optimizer::Adagrad(rate);
   return errors::InvalidArgument("unknown optimizer '", opt.model.optimizer,
                                  "': expected adam, sgd, momentum, rmsprop or adagrad");
 }
@@ -65,7 +70,7 @@ StatusOr<Output> AddTrainOp(const Scope& s, const TrainOptions& opt, const Grads
     optimizer = optimizer.WithLearningRate(*rate);
   }
   if (m.lr_decay_steps > 0) {
-    TACT_ASSIGN_OR_RETURN(Output rate, ExponentialDecay(s, m.learning_rate, global_step,
+    TACT_ASSIGN_OR_RETURN(Output rate, ExponentialDecay(s, LearningRate(m), global_step,
                                                         m.lr_decay_steps, m.lr_decay_rate,
                                                         m.lr_staircase));
     optimizer = optimizer.WithLearningRate(rate);

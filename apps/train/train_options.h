@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,10 @@ struct TrainProgress {
 struct ModelOptions {
   std::string name = "mlp";        // "mlp" or "cnn" (graph/nn/models.h)
   // "adam", "sgd", "momentum" (0.9), "rmsprop" or "adagrad" (Keras's
-  // defaults but the learning rate: graph/nn/optimizers.h).
+  // defaults: graph/nn/optimizers.h).
   std::string optimizer = "adam";
-  double learning_rate = 1e-3;
+  // Unset: the optimizer's own default (LearningRate, train_graph.h).
+  std::optional<double> learning_rate;
   // With lr_decay_steps > 0 the rate decays as learning_rate *
   // lr_decay_rate ^ (step / lr_decay_steps), the exponent floored with
   // lr_staircase (graph/nn/schedules.h's ExponentialDecay); 0: constant.
