@@ -43,7 +43,8 @@ struct SessionOptions {
   std::string default_container;
   // A step still running after this long is aborted: its waiting Recvs fail
   // with DeadlineExceeded (TensorFlow's operation_timeout_in_ms); kernels
-  // already running finish first. 0: no limit.
+  // already running finish first. 0: no limit. A Run may set its own
+  // (RunOptions::timeout_ms).
   int64_t operation_timeout_ms = 0;
   // A node whose requested device no device can meet is placed as if it
   // had requested none (TensorFlow's allow_soft_placement); kernels still
