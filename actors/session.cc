@@ -174,17 +174,30 @@ class ActorSession final : public Session {
                                     RunMetadata* metadata) override {
     InFlight guard(this);
     if (closed_) return Closed();
-    if (options.timeout_ms < RunOptions::kNoTimeout) {
-      return errors::InvalidArgument("RunOptions.timeout_ms is ", options.timeout_ms,
-                                     "; give a limit in ms, 0 for the session's, or RunOptions::kNoTimeout");
-    }
-    std::shared_ptr<RunCall> call = NewCall(feeds, fetches, targets);
-    call->timeout_ms = options.timeout_ms;
-    call->stats = metadata ? &metadata->step_stats : nullptr;
+    TACT_RETURN_IF_ERROR(CheckRunOptions(options));
+    std::shared_ptr<RunCall> call = NewCall(options, feeds, fetches, targets, metadata);
     auto latch = std::make_shared<Latch<StatusOr<std::vector<Tensor>>>>();
     call->reply = [latch](StatusOr<std::vector<Tensor>> r) { latch->Set(std::move(r)); };
     Tell(std::move(call));
     return latch->Wait();
+  }
+
+  void RunAsync(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& feeds,
+                const std::vector<std::string>& fetches, const std::vector<std::string>& targets, RunDone done,
+                RunMetadata* metadata) override {
+    // Held by the reply: in flight until answered, as a Run until it returns.
+    auto guard = std::make_shared<InFlight>(this);
+    Status s = closed_ ? Closed() : CheckRunOptions(options);
+    if (!s.ok()) {
+      done(s);
+      return;
+    }
+    std::shared_ptr<RunCall> call = NewCall(options, feeds, fetches, targets, metadata);
+    call->reply = [done = std::move(done), guard](StatusOr<std::vector<Tensor>> r) mutable {
+      done(std::move(r));
+      guard.reset();
+    };
+    Tell(std::move(call));
   }
 
   std::unique_ptr<PendingRun> StartFollowing(const std::vector<std::pair<std::string, Tensor>>& feeds,
@@ -197,7 +210,7 @@ class ActorSession final : public Session {
       pending->latch->Set(Closed());
       return pending;
     }
-    std::shared_ptr<RunCall> call = NewCall(feeds, fetches, targets);
+    std::shared_ptr<RunCall> call = NewCall(RunOptions{}, feeds, fetches, targets, nullptr);
     call->follow = true;
     call->reply = [latch = pending->latch, guard](StatusOr<std::vector<Tensor>> r) mutable {
       latch->Set(std::move(r));
@@ -235,13 +248,22 @@ class ActorSession final : public Session {
 
   static Status Closed() { return errors::FailedPrecondition("the session is closed"); }
 
-  static std::shared_ptr<RunCall> NewCall(const std::vector<std::pair<std::string, Tensor>>& feeds,
+  static Status CheckRunOptions(const RunOptions& options) {
+    if (options.timeout_ms >= RunOptions::kNoTimeout) return Status::OK();
+    return errors::InvalidArgument("RunOptions.timeout_ms is ", options.timeout_ms,
+                                   "; give a limit in ms, 0 for the session's, or RunOptions::kNoTimeout");
+  }
+
+  static std::shared_ptr<RunCall> NewCall(const RunOptions& options,
+                                          const std::vector<std::pair<std::string, Tensor>>& feeds,
                                           const std::vector<std::string>& fetches,
-                                          const std::vector<std::string>& targets) {
+                                          const std::vector<std::string>& targets, RunMetadata* metadata) {
     auto call = std::make_shared<RunCall>();
     call->feeds = feeds;
     call->fetches = fetches;
     call->targets = targets;
+    call->timeout_ms = options.timeout_ms;
+    call->stats = metadata ? &metadata->step_stats : nullptr;
     return call;
   }
 

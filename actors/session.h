@@ -142,6 +142,19 @@ class Session {
                                             const std::vector<std::string>& targets,
                                             RunMetadata* metadata = nullptr) = 0;
 
+  // Called once with what Run would have returned.
+  using RunDone = std::function<void(StatusOr<std::vector<Tensor>>)>;
+  // Starts a Run and returns without waiting for it; `done` gets its
+  // answer. For a program whose own threads must not block, such as the
+  // actors of its own CAF actor system: `done` runs on a thread of the
+  // runtime (a device's, a link reader's, or this one before RunAsync
+  // returns), so it should hand the answer on and return, never wait on
+  // this session. `metadata`, when given, must live until `done` runs.
+  // Close waits for every `done`.
+  virtual void RunAsync(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& feeds,
+                        const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+                        RunDone done, RunMetadata* metadata = nullptr) = 0;
+
   // Starts a Run and returns at once. The step follows the newest Run of
   // the same feeds, fetches and targets that is still running: each of its
   // partitions starts once that Run has ended in the same partition, so the
