@@ -149,7 +149,8 @@ class Session {
   // actors of its own CAF actor system: `done` runs on a thread of the
   // runtime (a device's, a link reader's, or this one before RunAsync
   // returns), so it should hand the answer on and return, never wait on
-  // this session. `metadata`, when given, must live until `done` runs.
+  // this session; it may start the next RunAsync (a chain of them does not
+  // nest). `metadata`, when given, must live until `done` runs.
   // Close waits for every `done`.
   virtual void RunAsync(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& feeds,
                         const std::vector<std::string>& fetches, const std::vector<std::string>& targets,

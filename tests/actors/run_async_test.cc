@@ -5,6 +5,7 @@
 #include <atomic>
 #include <caf/all.hpp>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -93,6 +94,29 @@ TEST(RunAsyncTest, ManyRunsAtOnceEachGetItsOwnAnswer) {
   for (int waited = 0; answered.load() < kRuns && waited < 1000; ++waited) std::this_thread::sleep_for(10ms);
   ASSERT_EQ(answered.load(), kRuns);
   for (int i = 0; i < kRuns; ++i) EXPECT_EQ(got[i], 2.0f * i) << i;
+}
+
+// A callback that starts the next Run, as a loop of steps without a
+// thread of its own would: 5,000 cheap steps, each answered on the thread
+// that started it, must not nest ever deeper (the stack would run out).
+TEST(RunAsyncTest, ACallbackMayStartTheNextRun) {
+  auto session = Open();
+  constexpr int kSteps = 5000;
+  std::atomic<int> done{0};
+  std::atomic<bool> failed{false};
+  std::function<void(StatusOr<std::vector<Tensor>>)> next = [&](StatusOr<std::vector<Tensor>> r) {
+    if (!r.ok() || (*r)[0].scalar<float>() != 2.0f * static_cast<float>(done.load())) failed = true;
+    if (done.fetch_add(1) + 1 < kSteps && !failed) {
+      session->RunAsync({}, {{"x", Tensor::Scalar<float>(static_cast<float>(done.load()))}}, {"x2"}, {}, next);
+    }
+  };
+  session->RunAsync({}, {{"x", Tensor::Scalar<float>(0)}}, {"x2"}, {}, next);
+  for (int waited = 0; done.load() < kSteps && !failed && waited < 2000; ++waited) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_FALSE(failed.load());
+  EXPECT_EQ(done.load(), kSteps);
+  EXPECT_TRUE(session->Close().ok());
 }
 
 // Errors come to the callback as Run returns them; Close answers a waiting
