@@ -39,11 +39,15 @@ const DataType kTypes[] = {DT_FLOAT,      DT_FLOAT, DT_DOUBLE, DT_INT32,    DT_I
 // timeout (each would add that timeout to the test; their ending is tested
 // in queue_session_test.cc); the checkpoint ops write files into the working
 // directory; the runtime's own ops (a leading '_') are not for graph files.
+// Nor are the ops that other tests of this binary register for themselves
+// ("Test...", "SessionTest..."): their kernels trust their inputs, and
+// AddressSanitizer caught TestCheapAdd reading past a shorter input here.
 bool LeftOut(const std::string& op) {
   static const std::set<std::string> left_out = {"QueueDequeue", "QueueDequeueMany", "QueueDequeueUpTo",
                                                  "ReaderRead",   "ReaderReadUpTo",   "SaveShard",
                                                  "RestoreShard", "CommitCheckpoint"};
-  return op.empty() || op[0] == '_' || left_out.count(op) > 0;
+  return op.empty() || op[0] == '_' || op.rfind("Test", 0) == 0 || op.rfind("SessionTest", 0) == 0 ||
+         left_out.count(op) > 0;
 }
 
 template <typename T>
