@@ -183,8 +183,8 @@ class ActorSession final : public Session {
   }
 
   void RunAsync(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& feeds,
-                const std::vector<std::string>& fetches, const std::vector<std::string>& targets, RunDone done,
-                RunMetadata* metadata) override {
+                const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+                RunDone done, RunMetadata* metadata) override {
     // Held by the reply: in flight until answered, as a Run until it returns.
     auto guard = std::make_shared<InFlight>(this);
     Status s = closed_ ? Closed() : CheckRunOptions(options);

@@ -132,7 +132,8 @@ class Session {
   // is not.
   StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                     const std::vector<std::string>& fetches,
-                                    const std::vector<std::string>& targets, RunMetadata* metadata = nullptr) {
+                                    const std::vector<std::string>& targets,
+                                    RunMetadata* metadata = nullptr) {
     return Run(RunOptions{}, feeds, fetches, targets, metadata);
   }
   // The same, with this Run's own options.

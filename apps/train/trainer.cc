@@ -412,9 +412,9 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       const int64_t end = std::min(total, first + per_epoch);
       AsyncProgress progress(g.towers.size());
       const auto start = std::chrono::steady_clock::now();
-      TACT_RETURN_IF_ERROR(WithPipelineCause(AsyncLoop(session, g, &batches, opt.data.input_pipeline, first,
-                                                       end, per_epoch, training_on, opt.stop_requested, &progress),
-                                             runners));
+      Status looped = AsyncLoop(session, g, &batches, opt.data.input_pipeline, first, end, per_epoch,
+                                training_on, opt.stop_requested, &progress);
+      TACT_RETURN_IF_ERROR(WithPipelineCause(looped, runners));
       train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       // Stopped early, the replicas' updates so far count as steps, a
       // replica's update as its share of one.

@@ -107,7 +107,8 @@ TEST(RunAsyncTest, ACallbackMayStartTheNextRun) {
   std::function<void(StatusOr<std::vector<Tensor>>)> next = [&](StatusOr<std::vector<Tensor>> r) {
     if (!r.ok() || (*r)[0].scalar<float>() != 2.0f * static_cast<float>(done.load())) failed = true;
     if (done.fetch_add(1) + 1 < kSteps && !failed) {
-      session->RunAsync({}, {{"x", Tensor::Scalar<float>(static_cast<float>(done.load()))}}, {"x2"}, {}, next);
+      const float x = static_cast<float>(done.load());
+      session->RunAsync({}, {{"x", Tensor::Scalar<float>(x)}}, {"x2"}, {}, next);
     }
   };
   session->RunAsync({}, {{"x", Tensor::Scalar<float>(0)}}, {"x2"}, {}, next);

@@ -165,7 +165,8 @@ TEST(InputPipelineTest, AStepFailedByARunnerNamesTheRunnersError) {
   ASSERT_TRUE(session.ok());
   ASSERT_TRUE((*session)->Extend(*def).ok());
   std::vector<std::unique_ptr<QueueRunner>> runners;
-  runners.push_back(std::make_unique<QueueRunner>(session->get(), std::vector<std::string>{"no_such_node"}, "close"));
+  runners.push_back(
+      std::make_unique<QueueRunner>(session->get(), std::vector<std::string>{"no_such_node"}, "close"));
   const Status step = errors::OutOfRange("queue 'q' is closed");
   EXPECT_EQ(WithPipelineCause(step, runners), step);  // not started: nothing failed
   runners[0]->Start(1);

@@ -69,7 +69,8 @@ TEST(TactTrainTest, WithoutLrEachOptimizerTrainsAtItsOwnDefault) {
     m.learning_rate = 0.5;
     EXPECT_EQ(LearningRate(m), 0.5) << optimizer;
   }
-  Result r = RunTactTrain("--model mlp --optimizer sgd --max-steps 12 --train-limit 2000 --test-limit 100 --json");
+  Result r =
+      RunTactTrain("--model mlp --optimizer sgd --max-steps 12 --train-limit 2000 --test-limit 100 --json");
   ASSERT_EQ(r.status, 0) << r.out;
   const nlohmann::json j = nlohmann::json::parse(r.out.substr(r.out.rfind('{')), nullptr, false);
   ASSERT_TRUE(j.is_object()) << r.out;
