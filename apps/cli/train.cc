@@ -45,7 +45,6 @@ struct TrainFlags {
   bool json = false;
   std::string trace;    // a Chrome trace file
   std::string metrics;  // a JSON-lines file of the run's scalars
-  bool lr_and_lr_values = false;  // both given: two learning rates
 };
 
 // "\r step 120/600 [=====>     ] loss 0.4123  5321 img/s  ETA 0:09" on stderr.
@@ -118,7 +117,7 @@ int RunTrain(TrainFlags flags) {
     std::fprintf(stderr, "tact train: --mode must be sync or async, not '%s'\n", flags.mode.c_str());
     return 1;
   }
-  if (flags.lr_and_lr_values) {
+  if (opt.model.learning_rate.has_value() && !opt.model.lr_values.empty()) {
     std::fprintf(stderr, "tact train: --lr and --lr-values both give the learning rate: give one\n");
     return 1;
   }
@@ -278,9 +277,9 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--epochs", o.data.epochs, "passes over the training set");
   cmd->add_option("--batch", o.data.batch, "images per step");
   cmd->add_option("--optimizer", o.model.optimizer, "adam, sgd, momentum, rmsprop or adagrad");
-  CLI::Option* lr = cmd->add_option("--lr", o.model.learning_rate,
-                                    "the optimizer's learning rate (default: 0.001 for adam and rmsprop, "
-                                    "0.01 for sgd, momentum and adagrad)");
+  cmd->add_option("--lr", o.model.learning_rate,
+                  "the optimizer's learning rate (default: 0.001 for adam and rmsprop, "
+                  "0.01 for sgd, momentum and adagrad)");
   cmd->add_option("--lr-decay-steps", o.model.lr_decay_steps,
                   "the rate decays by --lr-decay-rate every N steps (0: a constant rate)");
   cmd->add_option("--lr-decay-rate", o.model.lr_decay_rate,
@@ -290,11 +289,10 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--lr-boundaries", o.model.lr_boundaries,
                   "steps at which a piecewise-constant rate changes, B1,B2,... (with --lr-values)")
       ->delimiter(',');
-  CLI::Option* lr_values =
-      cmd->add_option("--lr-values", o.model.lr_values,
-                      "the rate up to B1, up to B2, ..., after the last: one more than --lr-boundaries "
-                      "(in place of --lr)")
-          ->delimiter(',');
+  cmd->add_option("--lr-values", o.model.lr_values,
+                  "the rate up to B1, up to B2, ..., after the last: one more than --lr-boundaries "
+                  "(in place of --lr)")
+      ->delimiter(',');
   cmd->add_option("--clip-norm", o.model.clip_norm,
                   "clip the gradients to this global norm (0: no clipping)");
   cmd->add_option("--seed", o.model.seed, "initial values, shuffling and dropout")->check(Unsigned());
@@ -354,8 +352,7 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--trace-step", flags->options.trace_step, "the step to trace (default 10)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", flags->json, "print one JSON line at the end");
-  cmd->callback([flags, chaos, chaos_faults, every_steps, every_secs, lr, lr_values, &run] {
-    flags->lr_and_lr_values = lr->count() > 0 && lr_values->count() > 0;
+  cmd->callback([flags, chaos, chaos_faults, every_steps, every_secs, &run] {
     // A seed alone would draw nothing.
     if (chaos->count() > 0 && chaos_faults->count() == 0) flags->options.supervision.chaos_faults = 3;
     if (every_steps->count() == 0 && every_secs->count() == 0) {
