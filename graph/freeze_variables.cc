@@ -3,7 +3,9 @@
 #include <map>
 #include <set>
 
+#include "graph/node_properties.h"
 #include "graph/op_registry.h"
+#include "graph/printable.h"
 
 namespace tact {
 namespace {
@@ -37,7 +39,7 @@ StatusOr<std::set<std::string>> NodesNeeded(const std::map<std::string, const No
   for (const std::string& output : outputs) {
     TACT_ASSIGN_OR_RETURN(InputRef ref, ParseInputRef(output));
     if (by_name.count(ref.node) == 0) {
-      return errors::NotFound("output '", output, "' names no node of the graph");
+      return errors::NotFound("output '", Printable(output), "' names no node of the graph");
     }
     todo.push_back(ref.node);
   }
@@ -49,14 +51,15 @@ StatusOr<std::set<std::string>> NodesNeeded(const std::map<std::string, const No
     TACT_ASSIGN_OR_RETURN(const OpDef* op, OpRegistry::Global()->LookUp(n.op));
     for (const OpDef::ArgDef& arg : op->inputs) {
       if (arg.is_ref) {
-        return errors::InvalidArgument("node '", n.name, "' (op '", n.op,
-                                       "') writes a variable; a frozen graph only reads them");
+        return errors::InvalidArgument(NodeErrorPrefix(n.name, n.op),
+                                       "writes a variable; a frozen graph only reads them");
       }
     }
     for (const std::string& input : n.inputs) {
       TACT_ASSIGN_OR_RETURN(InputRef ref, ParseInputRef(input));
       if (by_name.count(ref.node) == 0) {
-        return errors::NotFound("node '", n.name, "' reads '", input, "', which is no node of the graph");
+        return errors::NotFound("node '", Printable(n.name), "' reads '", Printable(input),
+                                "', which is no node of the graph");
       }
       todo.push_back(ref.node);
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "graph/printable.h"
 #include "graph/topological_sort.h"
 
 namespace tact {
@@ -20,7 +21,7 @@ bool TypesCompatible(DataType src, DataType dst) {
 
 StatusOr<Node*> Graph::AddNode(NodeDef def) {
   if (by_name_.count(def.name)) {
-    return errors::AlreadyExists("node '", def.name, "' is defined twice");
+    return errors::AlreadyExists("node '", Printable(def.name), "' is defined twice");
   }
   def.inputs.clear();
   TACT_ASSIGN_OR_RETURN(std::shared_ptr<const NodeProperties> props,
@@ -130,7 +131,7 @@ StatusOr<std::unique_ptr<Graph>> Graph::FromGraphDef(const GraphDef& def) {
       if (!ref.ok()) return ref.status().WithPrefix(dst->ErrorPrefix());
       Node* src = g->FindNode(ref->node);
       if (src == nullptr) {
-        return errors::InvalidArgument(dst->ErrorPrefix(), "input '", input,
+        return errors::InvalidArgument(dst->ErrorPrefix(), "input '", Printable(input),
                                        "' refers to an unknown node");
       }
       if (ref->is_control()) {
@@ -139,7 +140,7 @@ StatusOr<std::unique_ptr<Graph>> Graph::FromGraphDef(const GraphDef& def) {
         continue;
       }
       if (seen_control) {
-        return errors::InvalidArgument(dst->ErrorPrefix(), "data input '", input,
+        return errors::InvalidArgument(dst->ErrorPrefix(), "data input '", Printable(input),
                                        "' comes after a control input");
       }
       if (port >= dst->num_inputs()) {

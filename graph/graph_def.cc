@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "graph/printable.h"
+
 namespace tact {
 
 StatusOr<InputRef> ParseInputRef(const std::string& input) {
@@ -11,7 +13,7 @@ StatusOr<InputRef> ParseInputRef(const std::string& input) {
     ref.node = input.substr(1);
     ref.port = -1;
     if (ref.node.empty() || ref.node.find(':') != std::string::npos) {
-      return errors::InvalidArgument("malformed control input '", input, "'");
+      return errors::InvalidArgument("malformed control input '", Printable(input), "'");
     }
     return ref;
   }
@@ -23,11 +25,11 @@ StatusOr<InputRef> ParseInputRef(const std::string& input) {
   ref.node = input.substr(0, colon);
   const std::string port = input.substr(colon + 1);
   if (ref.node.empty() || port.empty() || port.size() > 9) {
-    return errors::InvalidArgument("malformed input '", input, "'");
+    return errors::InvalidArgument("malformed input '", Printable(input), "'");
   }
   for (char c : port) {
     if (!std::isdigit(static_cast<unsigned char>(c))) {
-      return errors::InvalidArgument("malformed port in input '", input, "'");
+      return errors::InvalidArgument("malformed port in input '", Printable(input), "'");
     }
   }
   ref.port = std::stoi(port);

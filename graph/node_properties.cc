@@ -1,11 +1,12 @@
 #include "graph/node_properties.h"
 
 #include "graph/op_registry.h"
+#include "graph/printable.h"
 
 namespace tact {
 
 std::string NodeErrorPrefix(const std::string& node, const std::string& op) {
-  return "node '" + node + "' (op '" + op + "'): ";
+  return "node '" + Printable(node) + "' (op '" + Printable(op) + "'): ";
 }
 
 std::string NodeProperties::ErrorPrefix() const {
@@ -17,7 +18,7 @@ std::string NodeProperties::ErrorPrefix() const {
   if ((def.op == "_Send" || def.op == "_Recv") && client != def.attrs.end() &&
       client->second.kind() == AttrValue::Kind::kBool && client->second.b() && tensor != def.attrs.end() &&
       tensor->second.kind() == AttrValue::Kind::kString) {
-    return (def.op == "_Send" ? "fetch '" : "feed '") + tensor->second.s() + "': ";
+    return (def.op == "_Send" ? "fetch '" : "feed '") + Printable(tensor->second.s()) + "': ";
   }
   return NodeErrorPrefix(def.name, def.op);
 }
@@ -84,7 +85,7 @@ Status ValidateAttrs(const OpDef& op, const AttrMap& attrs) {
     // Names starting with '_' are the runtime's own (colocation "_class",
     // placement hints): every op carries them without declaring them.
     if (name[0] != '_' && op.FindAttr(name) == nullptr) {
-      return errors::InvalidArgument("attr '", name, "' is not an attr of op '", op.name, "'");
+      return errors::InvalidArgument("attr '", Printable(name), "' is not an attr of op '", op.name, "'");
     }
   }
   return Status::OK();
@@ -177,7 +178,15 @@ Status InferAttrsFromInputs(const OpDef& op, const std::vector<std::vector<DataT
 
 StatusOr<std::shared_ptr<const NodeProperties>> NodeProperties::Create(NodeDef def) {
   const std::string prefix = NodeErrorPrefix(def.name, def.op);
-  if (def.name.empty()) return errors::InvalidArgument("a node of op '", def.op, "' has no name");
+  if (def.name.empty()) {
+    return errors::InvalidArgument("a node of op '", Printable(def.op), "' has no name");
+  }
+  // TensorFlow allows only [A-Za-z0-9.][A-Za-z0-9_./>-]*; tact allows any
+  // text (variables named in other scripts checkpoint too), but not bytes
+  // that would garble every message that names the node.
+  if (!IsPrintableText(def.name)) {
+    return errors::InvalidArgument(prefix, "a node's name must be UTF-8 text without control characters");
+  }
   StatusOr<const OpDef*> op = OpRegistry::Global()->LookUp(def.op);
   if (!op.ok()) return op.status().WithPrefix(prefix);
   auto props = std::make_shared<NodeProperties>();

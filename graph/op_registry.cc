@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "graph/printable.h"
+
 namespace tact {
 
 OpRegistry* OpRegistry::Global() {
@@ -21,7 +23,7 @@ Status OpRegistry::Register(OpDef def) {
 StatusOr<const OpDef*> OpRegistry::LookUp(const std::string& op) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = ops_.find(op);
-  if (it == ops_.end()) return errors::NotFound("op '", op, "' is not registered");
+  if (it == ops_.end()) return errors::NotFound("op '", Printable(op), "' is not registered");
   return it->second.get();
 }
 

@@ -123,6 +123,33 @@ TEST_F(TactRunTest, FetchesThatWouldShareAFileAreRefusedBeforeTheRun) {
   EXPECT_EQ(ReadNpyFile(P("ab/a_b_0.npy"))->data<float>()[2], -3.0f);
 }
 
+// A graph file whose names hold a terminal escape and a newline: the
+// error is one line, with those bytes written as \xNN, and no escape
+// reaches the terminal.
+TEST_F(TactRunTest, ControlBytesInAGraphFileDoNotReachTheTerminal) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT);
+  Neg(s.WithOpName("y"), x);
+  auto def = s.ToGraphDef();
+  ASSERT_TRUE(def.ok());
+  for (const char* bad : {"x\x1b[31mred\nX", "\x1b]0;title\x07"}) {
+    for (NodeDef& n : def->nodes) {
+      if (n.name == "y") {
+        n.inputs = {bad};
+      } else {
+        n.name = bad;  // the placeholder
+      }
+    }
+    std::string text = *GraphDefToText(*def);
+    std::ofstream(dir_ / "ctl.txt") << text;
+    EXPECT_EQ(Run("--graph " + P("ctl.txt") + " --feed x:0=" + P("x.npy") + " --fetch y:0"), 1);
+    const std::string err = Stderr();
+    EXPECT_NE(err.find("\\x1b"), std::string::npos) << err;
+    EXPECT_EQ(err.find('\x1b'), std::string::npos) << err;
+    EXPECT_EQ(err.find('\n'), err.size() - 1) << "one line: " << err;
+  }
+}
+
 // NumPy (Debian's python3-numpy, the reference) writes the feeds and reads
 // the fetches: bfloat16, which NumPy lacks, goes through float32 both ways;
 // strings go as NumPy's bytes ('S') and unicode ('U') arrays.
