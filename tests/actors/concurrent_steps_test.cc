@@ -23,6 +23,15 @@ TEST(ConcurrentStepsTest, EightThreadsOf200RunsEachGetTheirOwnValues) {
   test_util::ExpectOwnValuesFromThreads(**s, 8, 200);
 }
 
+TEST(ConcurrentStepsTest, ExtendsBesideFourThreadsOf300RunsEach) {
+  SessionOptions o;
+  o.device_count = {{"CPU", 2}};
+  auto s = Session::Create(o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_TRUE((*s)->Extend(test_util::TripleThenAdd("/device:CPU:0", "/device:CPU:1")).ok());
+  test_util::ExpectExtensionsBesideRunningThreads(**s, 100, 4, 300);
+}
+
 // Two steps of one signature waiting at once: each dequeues from an empty
 // queue, so the first is still in flight when the second starts; they end
 // in the order the elements come, each with its own feed's result.

@@ -19,5 +19,14 @@ TEST(ConcurrentClusterStepsTest, EightThreadsOf200RunsEachGetTheirOwnValues) {
   test_util::ExpectOwnValuesFromThreads(*session, 8, 200);
 }
 
+TEST(ConcurrentClusterStepsTest, ExtendsBesideFourThreadsOf100RunsEach) {
+  auto cluster = test_util::StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  auto session = test_util::Connect(
+      *cluster, test_util::TripleThenAdd("/job:worker/task:0", "/job:worker/task:1"));
+  ASSERT_NE(session, nullptr);
+  test_util::ExpectExtensionsBesideRunningThreads(*session, 50, 4, 100);
+}
+
 }  // namespace
 }  // namespace tact
