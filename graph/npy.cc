@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "graph/printable.h"
+
 namespace tact {
 namespace {
 
@@ -57,7 +59,7 @@ StatusOr<NpyItem> ItemFromDescr(const std::string& d, const std::string& what) {
       return NpyItem{DT_STRING, std::stoul(width) * (body[0] == 'U' ? 4 : 1), body[0]};
     }
   }
-  return errors::InvalidArgument(what, ": unsupported dtype '", d,
+  return errors::InvalidArgument(what, ": unsupported dtype '", Printable(d),
                                  "' (big-endian and object dtypes are not supported)");
 }
 
@@ -141,7 +143,7 @@ StatusOr<std::string> DictValue(const std::string& header, const std::string& ke
 
 StatusOr<TensorShape> ParseShapeTuple(const std::string& text, const std::string& what) {
   if (text.size() < 2 || text.front() != '(' || text.back() != ')') {
-    return errors::InvalidArgument(what, ": malformed shape '", text, "'");
+    return errors::InvalidArgument(what, ": malformed shape '", Printable(text), "'");
   }
   std::vector<int64_t> dims;
   std::stringstream ss(text.substr(1, text.size() - 2));
@@ -151,7 +153,8 @@ StatusOr<TensorShape> ParseShapeTuple(const std::string& text, const std::string
     if (b == std::string::npos) continue;  // the trailing comma of "(3,)"
     item = item.substr(b, item.find_last_not_of(' ') - b + 1);
     if (item.empty() || item.size() > 18 || item.find_first_not_of("0123456789") != std::string::npos) {
-      return errors::InvalidArgument(what, ": malformed dimension '", item, "' in shape ", text);
+      return errors::InvalidArgument(what, ": malformed dimension '", Printable(item), "' in shape ",
+                                     Printable(text));
     }
     dims.push_back(std::stoll(item));
   }
@@ -221,8 +224,8 @@ StatusOr<NpyLayout> ParseLayout(const std::string& bytes, const std::string& wha
   layout.data_offset = offset + header_len;
   const uint64_t n = static_cast<uint64_t>(layout.shape.num_elements());
   if (n > 0 && layout.item.size > UINT64_MAX / n) {
-    return errors::InvalidArgument(what, ": shape ", layout.shape.DebugString(), " of ", Strip(descr),
-                                   " is too large");
+    return errors::InvalidArgument(what, ": shape ", layout.shape.DebugString(), " of ",
+                                   Printable(Strip(descr)), " is too large");
   }
   layout.data_bytes = n * layout.item.size;
   return layout;

@@ -204,6 +204,10 @@ TEST(NpyTest, MalformedFilesAreClearErrors) {
   bad_dim.replace(bad_dim.find("(1, 3)"), 6, "(1, x)");
   std::string too_big = good;
   too_big.replace(too_big.find("(1, 3)"), 6, "(9, 9)");
+  std::string escape_dtype = good;  // bytes a terminal would act on are shown, not sent
+  escape_dtype.replace(escape_dtype.find("<i4"), 3, "\x1b[H");
+  std::string newline_dim = good;
+  newline_dim.replace(newline_dim.find("(1, 3)"), 6, "(1,\n3)");
   const Case cases[] = {
       {"", "bad magic"},
       {"hello world, not numpy", "bad magic"},
@@ -214,6 +218,8 @@ TEST(NpyTest, MalformedFilesAreClearErrors) {
       {object, "unsupported dtype"},
       {bad_dim, "malformed dimension 'x'"},
       {too_big, "needs 324 bytes"},
+      {escape_dtype, "unsupported dtype '\\x1b[H'"},
+      {newline_dim, "malformed dimension '\\x0a3' in shape (1,\\x0a3)"},
   };
   for (const Case& c : cases) {
     auto t = ParseNpy(c.bytes, "'in.npy'");
