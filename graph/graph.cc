@@ -37,23 +37,22 @@ StatusOr<Node*> Graph::AddNode(NodeDef def) {
 }
 
 StatusOr<const Edge*> Graph::AddEdge(Node* src, int src_output, Node* dst, int dst_input) {
-  const std::string where = dst->ErrorPrefix();
   if (src_output < 0 || src_output >= src->num_outputs()) {
-    return errors::InvalidArgument(where, "input ", dst_input, " refers to output ", src_output,
+    return errors::InvalidArgument(dst->ErrorPrefix(), "input ", dst_input, " refers to output ", src_output,
                                    " of node '", src->name(), "', which has ",
                                    src->num_outputs(), " outputs");
   }
   if (dst_input < 0 || dst_input >= dst->num_inputs()) {
-    return errors::InvalidArgument(where, "has ", dst->num_inputs(), " inputs, not ",
+    return errors::InvalidArgument(dst->ErrorPrefix(), "has ", dst->num_inputs(), " inputs, not ",
                                    dst_input + 1);
   }
   if (dst->input_edge(dst_input) != nullptr) {
-    return errors::InvalidArgument(where, "input ", dst_input, " is connected twice");
+    return errors::InvalidArgument(dst->ErrorPrefix(), "input ", dst_input, " is connected twice");
   }
   const DataType st = src->output_type(src_output);
   const DataType dt = dst->input_type(dst_input);
   if (!TypesCompatible(st, dt)) {
-    return errors::InvalidArgument(where, "input ", dst_input, " expects ", DataTypeString(dt),
+    return errors::InvalidArgument(dst->ErrorPrefix(), "input ", dst_input, " expects ", DataTypeString(dt),
                                    " but '", src->name(), ":", src_output, "' is ",
                                    DataTypeString(st));
   }
