@@ -84,6 +84,14 @@ Status RecordWriter::Write(std::string_view record) {
   return Status::OK();
 }
 
+Status RecordWriter::Flush() {
+  if (file_ == nullptr) return errors::FailedPrecondition("record file '", path_, "' is closed");
+  if (std::fflush(file_) != 0) {
+    return errors::Internal("record file '", path_, "': write failed: ", std::strerror(errno));
+  }
+  return Status::OK();
+}
+
 Status RecordWriter::Close() {
   if (file_ == nullptr) return Status::OK();
   const bool ok = std::fflush(file_) == 0 && std::ferror(file_) == 0;

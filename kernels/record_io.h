@@ -31,6 +31,9 @@ class RecordWriter {
   static StatusOr<std::unique_ptr<RecordWriter>> Create(const std::string& path);
   ~RecordWriter();
   Status Write(std::string_view record);
+  // Hands what was written to the kernel, so a reader of the growing file
+  // sees every whole record.
+  Status Flush();
   // Flushes and closes; the first write error, if any.
   Status Close();
 

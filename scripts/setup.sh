@@ -12,6 +12,7 @@ packages=(
   openssl  # the TLS tests make their certificates with it
   libhdf5-dev hdf5-tools
   python3-h5py  # the checkpoint tests read tact's files with h5py, the reference reader
+  python3-protobuf  # the summary tests read tact's events files with protobuf's own parser
   libeigen3-dev
   libopenblas-dev
   libgoogle-perftools-dev

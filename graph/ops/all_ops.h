@@ -14,6 +14,7 @@
 #include "graph/ops/random_ops.h"
 #include "graph/ops/reduction_ops.h"
 #include "graph/ops/state_ops.h"
+#include "graph/ops/summary_ops.h"
 #include "graph/ops/tensor_array_ops.h"
 #include "graph/ops/training_ops.h"
 #include "graph/ops/while_loop.h"

@@ -1,0 +1,91 @@
+// The summary kernels' bytes and errors; tests/apps/events_file_test.cc
+// reads what they make with protobuf's own parser.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/summary_proto.h"
+#include "tests/kernels/kernel_test_util.h"
+
+namespace tact {
+namespace {
+
+Tensor Strings(const std::vector<std::string>& v, const TensorShape& shape) {
+  Tensor t(DT_STRING, shape);
+  for (size_t i = 0; i < v.size(); ++i) t.data<std::string>()[i] = v[i];
+  return t;
+}
+
+std::string Only(const StatusOr<std::vector<Tensor>>& out) {
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  return out.ok() ? (*out)[0].scalar<std::string>() : std::string();
+}
+
+TEST(SummaryOpsTest, AScalarSummaryIsProtobufsBytesForEachValue) {
+  // Summary { value { tag: "a" simple_value: 1.5 } value { tag: "bc" simple_value: -2 } }:
+  // field 1 (length-delimited, key 0x0a) holding a Value of field 1, the
+  // tag, and field 2 (32-bit, key 0x15), the float, little-endian.
+  const std::string want("\x0a\x08\x0a\x01" "a" "\x15\x00\x00\xc0\x3f"
+                         "\x0a\x09\x0a\x02" "bc" "\x15\x00\x00\x00\xc0", 21);
+  EXPECT_EQ(Only(test::RunOp("ScalarSummary", {Strings({"a", "bc"}, {2}),
+                                               Tensor::FromVector<float>({1.5f, -2.0f}, {2})})),
+            want);
+  // Every element type is written as its float.
+  for (const Tensor& values : {Tensor::FromVector<int32_t>({3}, {1}), Tensor::FromVector<double>({3.0}, {1}),
+                               Tensor::FromVector<int64_t>({3}, {1})}) {
+    EXPECT_EQ(Only(test::RunOp("ScalarSummary", {Strings({"a"}, {1}), values})),
+              summary::Scalar("a", 3.0f));
+  }
+  Tensor h(DT_HALF, TensorShape({1}));
+  h.data<half>()[0] = half(0.5f);
+  EXPECT_EQ(Only(test::RunOp("ScalarSummary", {Strings({"h"}, {1}), h})), summary::Scalar("h", 0.5f));
+}
+
+TEST(SummaryOpsTest, TagsAndValuesOfTwoShapesAreRefused) {
+  auto out = test::RunOp("ScalarSummary", {Strings({"a", "b"}, {2}), Tensor::FromVector<float>({1, 2, 3}, {3})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("tags [2] and values [3] are not of one shape"), std::string::npos)
+      << out.status().ToString();
+}
+
+TEST(SummaryOpsTest, AHistogramOfANaNOrAnInfinityIsRefusedNamingIt) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (float bad : {nan, -inf}) {
+    auto out = test::RunOp("HistogramSummary", {Tensor::Scalar<std::string>("w\x1b"),
+                                                Tensor::FromVector<float>({1, bad, 2}, {3})});
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(out.status().message().find(std::string(std::isnan(bad) ? "NaN" : "infinity") +
+                                          " at element 1 of histogram 'w\\x1b'"),
+              std::string::npos)
+        << out.status().ToString();
+  }
+  auto vector_tag = test::RunOp("HistogramSummary", {Strings({"a", "b"}, {2}), Tensor::FromVector<float>({1}, {1})});
+  EXPECT_FALSE(vector_tag.ok());
+}
+
+TEST(SummaryOpsTest, MergeSummaryConcatenatesValuesAndRefusesATagTwice) {
+  const std::string a = summary::Scalar("a", 1), b = summary::Scalar("b", 2), c = summary::Scalar("c", 3);
+  summary::Histogram h;
+  h.Add(1.0);
+  const std::string hist = h.Encode("h");
+  const std::string merged =
+      Only(test::RunOp("MergeSummary", {Tensor::Scalar<std::string>(a), Strings({b + c, hist}, {2})}));
+  EXPECT_EQ(merged, a + b + c + hist);
+  EXPECT_EQ(*summary::Tags(merged), (std::vector<std::string>{"a", "b", "c", "h"}));
+
+  auto twice = test::RunOp("MergeSummary", {Tensor::Scalar<std::string>(a + b), Tensor::Scalar<std::string>(b)});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("tag 'b' is in two of the summaries merged"), std::string::npos)
+      << twice.status().ToString();
+
+  auto garbage = test::RunOp("MergeSummary", {Tensor::Scalar<std::string>(a), Tensor::Scalar<std::string>("\x0a\x7f")});
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_NE(garbage.status().message().find("input 1: a summary of 2 bytes is not a Summary message"),
+            std::string::npos)
+      << garbage.status().ToString();
+}
+
+}  // namespace
+}  // namespace tact
