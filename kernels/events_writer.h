@@ -26,7 +26,7 @@ namespace tact {
 class EventsWriter {
  public:
   // Creates `dir` if it is missing and in it
-  // "events.out.tfevents.<unix seconds>.<host name>.<pid>"; the error
+  // "events.out.tfevents.<unix seconds>.<host name>.<pid>.<n>"; the error
   // names the directory or the file.
   static StatusOr<std::unique_ptr<EventsWriter>> Create(const std::string& dir);
 

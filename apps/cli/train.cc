@@ -347,6 +347,10 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--metrics", flags->metrics,
                   "append each step's loss and images/s and each epoch's test accuracy to this file "
                   "(JSON lines)");
+  cmd->add_option("--summary-dir", o.summary_dir,
+                  "write TensorBoard's summaries (loss, images/s, each variable's histogram, test accuracy) "
+                  "to an events file in this directory");
+  cmd->add_option("--summary-every-steps", o.summary_every_steps, "steps between summaries (default 100)");
   cmd->add_option("--trace", flags->trace,
                   "write the node timeline of one step (--trace-step) to this Chrome trace file");
   cmd->add_option("--trace-step", flags->options.trace_step, "the step to trace (default 10)")

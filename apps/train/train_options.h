@@ -135,6 +135,10 @@ struct TrainOptions {
   DataOptions data;
   ClusterOptions cluster;
   TrainSupervision supervision;
+  // TensorBoard's summaries (apps/train/train_summaries.h) in this
+  // directory, every summary_every_steps steps; empty: none.
+  std::string summary_dir;
+  int64_t summary_every_steps = 100;
   std::function<void(const TrainProgress&)> on_step;
   // After each epoch's evaluation.
   std::function<void(int epoch, double test_accuracy)> on_epoch;

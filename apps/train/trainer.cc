@@ -18,6 +18,7 @@
 #include "apps/train/replicated_graph.h"
 #include "apps/train/run_container.h"
 #include "apps/train/train_graph.h"
+#include "apps/train/train_summaries.h"
 #include "graph/gradients/gradients.h"
 #include "graph/hex.h"
 #include "graph/logging.h"
@@ -381,6 +382,11 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     const int64_t share = opt.data.batch / static_cast<int64_t>(place.graph.towers.size());
     TACT_ASSIGN_OR_RETURN(pipeline, AddInputPipeline(opt, share, &place.graph));
   }
+  std::unique_ptr<TrainSummaries> summaries;
+  if (!opt.summary_dir.empty()) {
+    TACT_ASSIGN_OR_RETURN(summaries,
+                          TrainSummaries::Create(opt.summary_dir, opt.summary_every_steps, total, &place.graph));
+  }
   FaultPlan faults({place.local_cluster.get(), nullptr, sv.checkpoint.dir, kPauseMs});
   TACT_RETURN_IF_ERROR(faults.Init(sv.faults, sv.chaos_seed, sv.chaos_faults, total));
   // Checkpointing, restoring and recovering are the session's
@@ -427,13 +433,17 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       // The replicas' losses are summed by epoch: the epoch's first step is named.
       if (progress.updates > 0) NoteLoss(r.train_loss, "in the epoch from step", first, &r);
       if (r.stopped) break;
-      if (opt.on_step) {
-        opt.on_step(TrainProgress{end, total, opt.data.batch, static_cast<int>(first / per_epoch),
-                                  r.train_loss,
-                                  static_cast<double>(steps_run * opt.data.batch) / train_seconds});
+      const TrainProgress epoch_progress{end, total, opt.data.batch, static_cast<int>(first / per_epoch),
+                                         r.train_loss,
+                                         static_cast<double>(steps_run * opt.data.batch) / train_seconds};
+      if (opt.on_step) opt.on_step(epoch_progress);
+      if (summaries != nullptr) {  // the replicas' loops meet only here
+        TACT_RETURN_IF_ERROR(summaries->RunHistograms(session));
+        summaries->WriteStep(epoch_progress);
       }
       TACT_ASSIGN_OR_RETURN(r.test_accuracy, TestAccuracy(session, g, test));
       if (opt.on_epoch) opt.on_epoch(static_cast<int>(first / per_epoch), r.test_accuracy);
+      if (summaries != nullptr) summaries->WriteTestAccuracy(end, r.test_accuracy);
     }
   }
   // A sync step is sent ahead, while the step before runs, unless
@@ -448,6 +458,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   auto may_send_ahead = [&](int64_t next) {
     return opt.data.send_ahead && next < total && next % per_epoch != 0 && !to_trace(next) &&
            !supervised->saves_after_this_step() && !faults.DueBefore(next) &&
+           !(summaries != nullptr && summaries->Due(next)) &&
            !(opt.stop_requested && opt.stop_requested());
   };
   while (!async_loops && supervised->step() < total) {
@@ -468,7 +479,7 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     const std::vector<Batch> shares = ahead != nullptr ? std::vector<Batch>() : shares_of(step);
     const auto start = std::chrono::steady_clock::now();
     double loss = 0;
-    StatusOr<SupervisedStepResult> stepped = supervised->RunStep([&](Session& s) {
+    auto train_step = [&](Session& s) -> Status {
       if (async) {
         StatusOr<double> l = AsyncStep(s, g, shares, training_on);
         if (l.ok()) loss = *l;
@@ -493,6 +504,11 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
       }
       loss = *l;
       return Status::OK();
+    };
+    const bool summarise = summaries != nullptr && summaries->Due(step + 1);
+    StatusOr<SupervisedStepResult> stepped = supervised->RunStep([&](Session& s) {
+      TACT_RETURN_IF_ERROR(train_step(s));
+      return summarise ? summaries->RunHistograms(s) : Status::OK();
     });
     TACT_RETURN_IF_ERROR(WithPipelineCause(stepped.status(), runners));
     if (stepped->recovery) continue;
@@ -501,16 +517,17 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
     loss_sum += loss;
     ++epoch_steps;
     ++steps_run;
-    if (opt.on_step) {
-      opt.on_step(TrainProgress{step + 1, total, opt.data.batch, epoch, loss,
-                                static_cast<double>(steps_run * opt.data.batch) / train_seconds});
-    }
+    const TrainProgress progress{step + 1, total, opt.data.batch, epoch, loss,
+                                 static_cast<double>(steps_run * opt.data.batch) / train_seconds};
+    if (opt.on_step) opt.on_step(progress);
+    if (summarise) summaries->WriteStep(progress);
     if ((step + 1) % per_epoch == 0 || step + 1 == total) {
       r.train_loss = loss_sum / static_cast<double>(std::max<int64_t>(epoch_steps, 1));
       loss_sum = 0;
       epoch_steps = 0;
       TACT_ASSIGN_OR_RETURN(r.test_accuracy, TestAccuracy(session, g, test));
       if (opt.on_epoch) opt.on_epoch(epoch, r.test_accuracy);
+      if (summaries != nullptr) summaries->WriteTestAccuracy(step + 1, r.test_accuracy);
     }
   }
   for (auto& runner : runners) TACT_RETURN_IF_ERROR(runner->Stop());

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,6 +14,7 @@
 #include "graph/ops/all_ops.h"
 #include "kernels/events_writer.h"
 #include "kernels/summary_proto.h"
+#include "tests/apps/read_events.h"
 #include "tests/apps/run_command.h"
 
 namespace tact {
@@ -22,23 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string SourceDir() {
-  if (const char* env = std::getenv("TACT_SOURCE_DIR"); env != nullptr && *env) return env;
-  return TACT_SOURCE_DIR_DEFAULT;
-}
-
-// One JSON object per Event of the files, as scripts/read_events.py prints them.
-std::vector<json> ReadEvents(const std::vector<std::string>& paths) {
-  std::string cmd = "/usr/bin/python3 " + SourceDir() + "/scripts/read_events.py";
-  for (const std::string& p : paths) cmd += " '" + p + "'";
-  test::CommandResult r = test::RunCommand(cmd + " 2>&1");
-  EXPECT_EQ(r.status, 0) << r.out;
-  std::vector<json> events;
-  std::istringstream lines(r.out);
-  for (std::string line; std::getline(lines, line);) events.push_back(json::parse(line));
-  return events;
-}
 
 const std::vector<float> kWeights = {-3.5f, -0.001f, 0.0f, 0.0f, 1e-13f, 0.25f, 2.0f, 2.0f, 1e6f};
 
@@ -72,7 +55,7 @@ json NumpyBuckets() {
 class EventsFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (test::RunCommand("/usr/bin/python3 -c 'import google.protobuf' 2>&1").status != 0) {
+    if (!test::HaveProtobufForPython()) {
       GTEST_SKIP() << "python3-protobuf is not installed (scripts/setup.sh installs it)";
     }
     dir_ = fs::path(::testing::TempDir()) / ("tact_events_" + std::to_string(::getpid()));
@@ -104,7 +87,7 @@ TEST_F(EventsFileTest, SummariesOfASessionReadBackWithProtobufsParser) {
   EXPECT_EQ(fs::path((*writer)->path()).filename().string().rfind("events.out.tfevents.", 0), 0u);
 
   // Each write is flushed: the file reads whole while the writer lives.
-  const std::vector<json> events = ReadEvents({(*writer)->path()});
+  const std::vector<json> events = test::ReadEvents({(*writer)->path()});
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0]["file_version"], "brain.Event:2");
   const double now = static_cast<double>(std::time(nullptr));
@@ -133,7 +116,7 @@ TEST_F(EventsFileTest, SummariesOfASessionReadBackWithProtobufsParser) {
   auto second = EventsWriter::Create(dir_.string());
   ASSERT_TRUE(second.ok());
   EXPECT_NE((*second)->path(), (*writer)->path());
-  EXPECT_EQ(ReadEvents({(*second)->path()}).size(), 1u);
+  EXPECT_EQ(test::ReadEvents({(*second)->path()}).size(), 1u);
 }
 
 TEST_F(EventsFileTest, ADirectoryThatCannotBeMadeIsNamed) {
