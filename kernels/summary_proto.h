@@ -32,15 +32,23 @@ std::string Scalar(std::string_view tag, float value);
 class Histogram {
  public:
   Histogram();
+  // A NaN is not counted (it falls in no bucket).
   void Add(double value);
   // A Summary of one Value: `tag` and this histogram, each run of empty
   // buckets written as one (with the run's last limit), as TensorFlow does.
   std::string Encode(std::string_view tag) const;
 
-  double num() const { return num_; }
+  // Every bucket's limit, ascending, and how many numbers each counts.
+  static const std::vector<double>& Limits();
+  const std::vector<double>& counts() const { return counts_; }
 
  private:
+  // How many of the positive limits (1e-12 ... DBL_MAX) are below `x` > 0
+  // (or equal to it, with `or_equal`).
+  size_t PositiveLimitsBelow(double x, bool or_equal) const;
+
   const std::vector<double>* limits_;
+  size_t positive_count_;  // limits above 0
   std::vector<double> counts_;
   double min_, max_, num_ = 0, sum_ = 0, sum_squares_ = 0;
 };

@@ -1,7 +1,6 @@
 // ScalarSummary, HistogramSummary and MergeSummary (graph/ops/summary_ops.h):
 // serialized Summary messages, built by kernels/summary_proto.h.
 #include <cmath>
-#include <functional>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -18,16 +17,16 @@ namespace {
 const std::vector<DataType> kSummaryTypes = {DT_FLOAT, DT_DOUBLE, DT_HALF,  DT_BFLOAT16, DT_INT8,
                                              DT_INT16, DT_INT32,  DT_INT64, DT_UINT8,    DT_UINT16};
 
-// Element i of `t` (one of kSummaryTypes) as a double.
-template <typename T>
-double Element(const Tensor& t, int64_t i) {
-  return static_cast<double>(static_cast<ComputeType<T>>(t.data<T>()[i]));
-}
-
-void VisitSummaryType(DataType dtype, const std::function<void(double (*)(const Tensor&, int64_t))>& fn) {
-  VisitDataType(dtype, [&]<typename T>() {
-    if constexpr (std::is_arithmetic_v<T> || kIs16BitFloat<T>) {
-      if constexpr (!std::is_same_v<T, bool>) fn(&Element<T>);
+// Calls fn(i, value) for each element of `t` (one of kSummaryTypes) in
+// order, the value as a double; stops at the first fn that returns false.
+template <typename Fn>
+void ForEachValue(const Tensor& t, Fn&& fn) {
+  VisitDataType(t.dtype(), [&]<typename T>() {
+    if constexpr ((std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) || kIs16BitFloat<T>) {
+      const T* v = t.data<T>();
+      for (int64_t i = 0; i < t.NumElements(); ++i) {
+        if (!fn(i, static_cast<double>(static_cast<ComputeType<T>>(v[i])))) return;
+      }
     }
   });
 }
@@ -42,10 +41,9 @@ class ScalarSummaryOp : public OpKernel {
                 errors::InvalidArgument("tags ", tags.shape().DebugString(), " and values ",
                                         values.shape().DebugString(), " are not of one shape"));
     std::string out;
-    VisitSummaryType(values.dtype(), [&](double (*element)(const Tensor&, int64_t)) {
-      for (int64_t i = 0; i < values.NumElements(); ++i) {
-        out += summary::Scalar(tags.data<std::string>()[i], static_cast<float>(element(values, i)));
-      }
+    ForEachValue(values, [&](int64_t i, double v) {
+      out += summary::Scalar(tags.data<std::string>()[i], static_cast<float>(v));
+      return true;
     });
     Tensor* summary;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({}), &summary));
@@ -64,18 +62,17 @@ class HistogramSummaryOp : public OpKernel {
     const std::string& name = tag.scalar<std::string>();
     summary::Histogram histogram;
     Status bad;
-    VisitSummaryType(values.dtype(), [&](double (*element)(const Tensor&, int64_t)) {
-      for (int64_t i = 0; i < values.NumElements() && bad.ok(); ++i) {
-        const double v = element(values, i);
-        // A NaN falls in no bucket, and an infinity would make the sum one:
-        // both say that training has gone wrong, which the summary should
-        // not hide.
-        if (!std::isfinite(v)) {
-          bad = errors::InvalidArgument(std::isnan(v) ? "NaN" : "infinity", " at element ", i,
-                                        " of histogram '", Printable(name), "'");
-        }
-        histogram.Add(v);
+    ForEachValue(values, [&](int64_t i, double v) {
+      // A NaN falls in no bucket, and an infinity would make the sum one:
+      // both say that training has gone wrong, which the summary should
+      // not hide.
+      if (!std::isfinite(v)) {
+        bad = errors::InvalidArgument(std::isnan(v) ? "NaN" : "infinity", " at element ", i, " of histogram '",
+                                      Printable(name), "'");
+        return false;
       }
+      histogram.Add(v);
+      return true;
     });
     OP_REQUIRES_OK(ctx, bad);
     Tensor* summary;

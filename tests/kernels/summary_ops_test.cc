@@ -2,8 +2,11 @@
 // reads what they make with protobuf's own parser.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "kernels/summary_proto.h"
 #include "tests/kernels/kernel_test_util.h"
@@ -40,6 +43,32 @@ TEST(SummaryOpsTest, AScalarSummaryIsProtobufsBytesForEachValue) {
   Tensor h(DT_HALF, TensorShape({1}));
   h.data<half>()[0] = half(0.5f);
   EXPECT_EQ(Only(test::RunOp("ScalarSummary", {Strings({"h"}, {1}), h})), summary::Scalar("h", 0.5f));
+}
+
+// Each number counts in the bucket a binary search over the limits finds
+// (the first limit above it): on the limits themselves, a hair either side
+// of them, across the whole range and at its ends.
+TEST(SummaryOpsTest, EveryNumberCountsInTheBucketABinarySearchFinds) {
+  const std::vector<double>& limits = summary::Histogram::Limits();
+  ASSERT_EQ(limits.front(), -DBL_MAX);
+  ASSERT_EQ(limits[limits.size() / 2], 0.0);
+  ASSERT_EQ(limits.back(), DBL_MAX);
+  std::vector<double> values = {0.0, -0.0, DBL_MAX, -DBL_MAX, 1e-300, -1e-300, 1e300, -1e300, 5e-13, 3e25};
+  for (double limit : limits) {
+    for (double v : {limit, std::nextafter(limit, -DBL_MAX), std::nextafter(limit, DBL_MAX)}) {
+      values.push_back(v);
+    }
+  }
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> exponent(-14, 22);
+  for (int i = 0; i < 20000; ++i) values.push_back((i % 2 ? -1 : 1) * std::pow(10.0, exponent(gen)));
+  for (double v : values) {
+    summary::Histogram h;
+    h.Add(v);
+    const size_t want = std::min<size_t>(std::upper_bound(limits.begin(), limits.end(), v) - limits.begin(),
+                                         limits.size() - 1);
+    ASSERT_EQ(h.counts()[want], 1.0) << std::hexfloat << v;
+  }
 }
 
 TEST(SummaryOpsTest, TagsAndValuesOfTwoShapesAreRefused) {
