@@ -20,20 +20,23 @@ StatusOr<std::string> AddHistograms(ReplicatedTrainGraph* g) {
     if (!info.trainable) continue;
     TACT_ASSIGN_OR_RETURN(InputRef ref, ParseInputRef(value));
     Node* read = graph->FindNode(ref.node);
-    if (read == nullptr) return errors::Internal("variable '", info.name, "' is read by no node '", value, "'");
+    if (read == nullptr) {
+      return errors::Internal("variable '", info.name, "' is read by no node '", value, "'");
+    }
     Scope on = root.WithDevice(read->requested_device());
-    histograms.push_back(HistogramSummary(on, Tensor::Scalar<std::string>(info.name), Output(read, ref.port)));
+    histograms.push_back(
+        HistogramSummary(on, Tensor::Scalar<std::string>(info.name), Output(read, ref.port)));
   }
   Output merged = MergeSummary(root.WithOpName("variables"), histograms);
-  TACT_ASSIGN_OR_RETURN(g->def, root.ToGraphDef());
-  if (merged.node == nullptr) return root.status();
+  TACT_ASSIGN_OR_RETURN(g->def, root.ToGraphDef());  // the scope's first error, if any
   return merged.node->name() + ":0";
 }
 
 }  // namespace
 
-StatusOr<std::unique_ptr<TrainSummaries>> TrainSummaries::Create(const std::string& dir, int64_t every_steps,
-                                                                 int64_t total_steps, ReplicatedTrainGraph* graph) {
+StatusOr<std::unique_ptr<TrainSummaries>> TrainSummaries::Create(const std::string& dir,
+                                                                 int64_t every_steps, int64_t total_steps,
+                                                                 ReplicatedTrainGraph* graph) {
   if (every_steps < 1) {
     return errors::InvalidArgument("--summary-every-steps must be at least 1, got ", every_steps);
   }
@@ -55,7 +58,8 @@ Status TrainSummaries::RunHistograms(Session& session) {
 
 void TrainSummaries::WriteStep(const TrainProgress& p) {
   Write(p.step, summary::Scalar("loss", static_cast<float>(p.loss)) +
-                    summary::Scalar("images_per_sec", static_cast<float>(p.images_per_sec)) + last_histograms_);
+                    summary::Scalar("images_per_sec", static_cast<float>(p.images_per_sec)) +
+                    last_histograms_);
   last_histograms_.clear();
 }
 

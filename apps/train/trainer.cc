@@ -384,8 +384,8 @@ StatusOr<TrainResult> Train(const TrainOptions& opt) {
   }
   std::unique_ptr<TrainSummaries> summaries;
   if (!opt.summary_dir.empty()) {
-    TACT_ASSIGN_OR_RETURN(summaries,
-                          TrainSummaries::Create(opt.summary_dir, opt.summary_every_steps, total, &place.graph));
+    TACT_ASSIGN_OR_RETURN(summaries, TrainSummaries::Create(opt.summary_dir, opt.summary_every_steps,
+                                                            total, &place.graph));
   }
   FaultPlan faults({place.local_cluster.get(), nullptr, sv.checkpoint.dir, kPauseMs});
   TACT_RETURN_IF_ERROR(faults.Init(sv.faults, sv.chaos_seed, sv.chaos_faults, total));

@@ -67,8 +67,8 @@ class HistogramSummaryOp : public OpKernel {
       // both say that training has gone wrong, which the summary should
       // not hide.
       if (!std::isfinite(v)) {
-        bad = errors::InvalidArgument(std::isnan(v) ? "NaN" : "infinity", " at element ", i, " of histogram '",
-                                      Printable(name), "'");
+        bad = errors::InvalidArgument(std::isnan(v) ? "NaN" : "infinity", " at element ", i,
+                                      " of histogram '", Printable(name), "'");
         return false;
       }
       histogram.Add(v);

@@ -40,7 +40,8 @@ json NumpyBuckets() {
          << "x = np.array([" << values << "], dtype=np.float32).astype(np.float64)\n"
          << "idx = np.minimum(np.searchsorted(limits, x, side='right'), len(limits) - 1)\n"
          << "counts = np.bincount(idx, minlength=len(limits)).astype(float)\n"
-         << "keep = [i for i in range(len(limits)) if counts[i] > 0 or i + 1 == len(limits) or counts[i + 1] > 0]\n"
+         << "keep = [i for i in range(len(limits))\n"
+         << "        if counts[i] > 0 or i + 1 == len(limits) or counts[i + 1] > 0]\n"
          << "print(json.dumps({'bucket_limit': [float(limits[i]) for i in keep],\n"
          << "                  'bucket': [float(counts[i]) for i in keep],\n"
          << "                  'sum': float(x.sum()), 'sum_squares': float((x * x).sum())}))\n";

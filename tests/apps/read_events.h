@@ -22,8 +22,8 @@ inline bool HaveProtobufForPython() {
 // writes it (an int64 as a string: "step": "100").
 inline std::vector<nlohmann::json> ReadEvents(const std::vector<std::string>& paths) {
   const char* env = std::getenv("TACT_SOURCE_DIR");
-  std::string cmd = "/usr/bin/python3 " + std::string(env != nullptr && *env ? env : TACT_SOURCE_DIR_DEFAULT) +
-                    "/scripts/read_events.py";
+  const std::string source = env != nullptr && *env ? env : TACT_SOURCE_DIR_DEFAULT;
+  std::string cmd = "/usr/bin/python3 " + source + "/scripts/read_events.py";
   for (const std::string& p : paths) cmd += " '" + p + "'";
   CommandResult r = RunCommand(cmd + " 2>&1");
   EXPECT_EQ(r.status, 0) << r.out;

@@ -32,7 +32,9 @@ class TactSummariesTest : public ::testing::Test {
     if (!fs::exists(std::string(kDefaultDataDir) + "/t10k-images-idx3-ubyte.gz")) {
       GTEST_SKIP() << "no data set at " << kDefaultDataDir;
     }
-    if (!test::HaveProtobufForPython()) GTEST_SKIP() << "python3-protobuf is not installed (scripts/setup.sh)";
+    if (!test::HaveProtobufForPython()) {
+      GTEST_SKIP() << "python3-protobuf is not installed (scripts/setup.sh installs it)";
+    }
     dir_ = fs::path(::testing::TempDir()) / ("tact_summaries_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
@@ -77,14 +79,19 @@ TEST_F(TactSummariesTest, LossesHistogramsAndAccuracyAsTheMetricsAndTheCheckpoin
   const std::string common = "--model mlp --epochs 2 --train-limit 6000 --test-limit 500 --seed 3";
   const json plain = Train(common);
   const json with = Train(common + " --summary-dir " + P("logs") + " --summary-every-steps 50 --metrics " +
-                          P("metrics.jsonl") + " --checkpoint-dir " + P("ckpt") + " --checkpoint-every-steps 50");
+                          P("metrics.jsonl") + " --checkpoint-dir " + P("ckpt") +
+                          " --checkpoint-every-steps 50");
   // Summaries read the variables; they change none.
   EXPECT_EQ(with["variables_fingerprint"], plain["variables_fingerprint"]);
 
   const std::map<std::string, json> steps = ByStep(Events(dir_ / "logs"));
   ASSERT_EQ(steps.size(), 4u);
-  for (const char* step : {"50", "100", "120"}) ASSERT_TRUE(steps.count(step) && steps.at(step).count("loss"));
-  for (const char* step : {"60", "120"}) ASSERT_TRUE(steps.count(step) && steps.at(step).count("test_accuracy"));
+  for (const char* step : {"50", "100", "120"}) {
+    ASSERT_TRUE(steps.count(step) && steps.at(step).count("loss")) << step;
+  }
+  for (const char* step : {"60", "120"}) {
+    ASSERT_TRUE(steps.count(step) && steps.at(step).count("test_accuracy")) << step;
+  }
   // Each step's loss and each epoch's accuracy are the metrics file's.
   std::ifstream metrics(P("metrics.jsonl"));
   int checked = 0;
@@ -129,8 +136,9 @@ TEST_F(TactSummariesTest, AClusterThatLosesAWorkerWritesEverySummaryAndKeepsItsV
   const std::string common =
       "--model mlp --ps 1 --workers 2 --epochs 2 --max-steps 90 --train-limit 6000 --test-limit 500";
   const json plain = Train(common);
-  const json with = Train(common + " --summary-dir " + P("logs") + " --summary-every-steps 30 --checkpoint-dir " +
-                          P("ckpt") + " --checkpoint-every-steps 20 --fault kill:worker:1@step=45");
+  const json with = Train(common + " --summary-dir " + P("logs") + " --summary-every-steps 30" +
+                          " --checkpoint-dir " + P("ckpt") + " --checkpoint-every-steps 20" +
+                          " --fault kill:worker:1@step=45");
   EXPECT_EQ(with["recoveries"], 1) << with.dump();
   EXPECT_EQ(with["variables_fingerprint"], plain["variables_fingerprint"]);
   const std::map<std::string, json> steps = ByStep(Events(dir_ / "logs"));

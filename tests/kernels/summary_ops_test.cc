@@ -72,7 +72,8 @@ TEST(SummaryOpsTest, EveryNumberCountsInTheBucketABinarySearchFinds) {
 }
 
 TEST(SummaryOpsTest, TagsAndValuesOfTwoShapesAreRefused) {
-  auto out = test::RunOp("ScalarSummary", {Strings({"a", "b"}, {2}), Tensor::FromVector<float>({1, 2, 3}, {3})});
+  auto out =
+      test::RunOp("ScalarSummary", {Strings({"a", "b"}, {2}), Tensor::FromVector<float>({1, 2, 3}, {3})});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("tags [2] and values [3] are not of one shape"), std::string::npos)
       << out.status().ToString();
@@ -90,7 +91,8 @@ TEST(SummaryOpsTest, AHistogramOfANaNOrAnInfinityIsRefusedNamingIt) {
               std::string::npos)
         << out.status().ToString();
   }
-  auto vector_tag = test::RunOp("HistogramSummary", {Strings({"a", "b"}, {2}), Tensor::FromVector<float>({1}, {1})});
+  auto vector_tag =
+      test::RunOp("HistogramSummary", {Strings({"a", "b"}, {2}), Tensor::FromVector<float>({1}, {1})});
   EXPECT_FALSE(vector_tag.ok());
 }
 
@@ -104,12 +106,14 @@ TEST(SummaryOpsTest, MergeSummaryConcatenatesValuesAndRefusesATagTwice) {
   EXPECT_EQ(merged, a + b + c + hist);
   EXPECT_EQ(*summary::Tags(merged), (std::vector<std::string>{"a", "b", "c", "h"}));
 
-  auto twice = test::RunOp("MergeSummary", {Tensor::Scalar<std::string>(a + b), Tensor::Scalar<std::string>(b)});
+  auto twice =
+      test::RunOp("MergeSummary", {Tensor::Scalar<std::string>(a + b), Tensor::Scalar<std::string>(b)});
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.status().message().find("tag 'b' is in two of the summaries merged"), std::string::npos)
       << twice.status().ToString();
 
-  auto garbage = test::RunOp("MergeSummary", {Tensor::Scalar<std::string>(a), Tensor::Scalar<std::string>("\x0a\x7f")});
+  auto garbage = test::RunOp("MergeSummary",
+                             {Tensor::Scalar<std::string>(a), Tensor::Scalar<std::string>("\x0a\x7f")});
   ASSERT_FALSE(garbage.ok());
   EXPECT_NE(garbage.status().message().find("input 1: a summary of 2 bytes is not a Summary message"),
             std::string::npos)
