@@ -120,5 +120,28 @@ TEST(SummaryOpsTest, MergeSummaryConcatenatesValuesAndRefusesATagTwice) {
       << garbage.status().ToString();
 }
 
+// Summary bytes from elsewhere (a MergeSummary input is any string
+// tensor) are parsed, never trusted: every cut of a real summary and
+// random bytes parse or are refused, without reading past their end.
+TEST(SummaryOpsTest, TagsOfCutAndRandomBytesAreParsedOrRefused) {
+  summary::Histogram h;
+  h.Add(-1.0);
+  h.Add(3.0);
+  const std::string real = summary::Scalar("loss", 1) + h.Encode("weights");
+  for (size_t n = 0; n < real.size(); ++n) {
+    StatusOr<std::vector<std::string>> tags = summary::Tags(real.substr(0, n));
+    if (tags.ok()) EXPECT_LE(tags->size(), 1u) << n;
+  }
+  EXPECT_EQ(*summary::Tags(real), (std::vector<std::string>{"loss", "weights"}));
+  std::mt19937 gen(11);
+  int refused = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string bytes(gen() % 24, '\0');
+    for (char& c : bytes) c = static_cast<char>(gen());
+    refused += summary::Tags(bytes).ok() ? 0 : 1;
+  }
+  EXPECT_GT(refused, 10000);
+}
+
 }  // namespace
 }  // namespace tact
