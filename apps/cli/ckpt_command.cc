@@ -13,6 +13,7 @@
 #include "apps/cli/commands.h"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/checksum.h"
+#include "graph/printable.h"
 
 namespace tact::apps {
 namespace {
@@ -75,13 +76,16 @@ int RunShow(const CkptOptions& o) {
   std::printf("step %lld, committed %s, %zu shard(s):\n", static_cast<long long>(info->step),
               LocalTime(info->wall_time).c_str(), info->shards.size());
   for (const ShardInfo& s : info->shards) {
-    std::printf("  %s  %lld bytes  checksum %s\n", s.file.c_str(), static_cast<long long>(s.bytes),
+    std::printf("  %s  %lld bytes  checksum %s\n", Printable(s.file).c_str(), static_cast<long long>(s.bytes),
                 ChecksumHex(s.checksum).c_str());
   }
   std::printf("%zu variable(s):\n", info->variables.size());
+  // Names as they are, but for bytes a terminal would act on (a file
+  // written by another program may hold any).
   for (const StoredVariable& v : info->variables) {
-    std::printf("  %s  %s %s  checksum %s  shard %d\n", v.name.c_str(), DataTypeString(v.dtype).c_str(),
-                v.shape.DebugString().c_str(), ChecksumHex(v.checksum).c_str(), v.shard);
+    std::printf("  %s  %s %s  checksum %s  shard %d\n", Printable(v.name).c_str(),
+                DataTypeString(v.dtype).c_str(), v.shape.DebugString().c_str(), ChecksumHex(v.checksum).c_str(),
+                v.shard);
   }
   return 0;
 }

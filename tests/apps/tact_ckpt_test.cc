@@ -101,6 +101,16 @@ TEST_F(TactCkptTest, ShowPrintsVariablesWithDtypeShapeAndChecksum) {
   EXPECT_NE(Out().find("step 20,"), std::string::npos) << Out();  // the latest
 }
 
+// A checkpoint written by another program may name a variable with bytes
+// a terminal acts on: show writes them as \xNN, keeping the rest.
+TEST_F(TactCkptTest, ShowWritesControlBytesOfANameAsHex) {
+  ASSERT_TRUE(WriteCheckpointShard(Dir(), 5, 0, 1, {{"red\x1b[31m/\xc3\xa9", Tensor::Scalar<float>(1)}}).ok());
+  ASSERT_TRUE(CommitCheckpoint(Dir(), 5, 1).ok());
+  ASSERT_EQ(Tact("show " + Dir()), 0) << Err();
+  EXPECT_NE(Out().find("  red\\x1b[31m/\xc3\xa9  float []"), std::string::npos) << Out();
+  EXPECT_EQ(Out().find('\x1b'), std::string::npos) << Out();
+}
+
 TEST_F(TactCkptTest, VerifyExitsOneNamingTheFileAndVariable) {
   SaveTwo();
   ASSERT_EQ(Tact("verify " + Dir()), 0) << Err();
