@@ -177,7 +177,8 @@ Status InferAttrsFromInputs(const OpDef& op, const std::vector<std::vector<DataT
 }
 
 StatusOr<std::shared_ptr<const NodeProperties>> NodeProperties::Create(NodeDef def) {
-  const std::string prefix = NodeErrorPrefix(def.name, def.op);
+  // Built only for an error: every node of every graph passes here.
+  auto prefix = [&def] { return NodeErrorPrefix(def.name, def.op); };
   if (def.name.empty()) {
     return errors::InvalidArgument("a node of op '", Printable(def.op), "' has no name");
   }
@@ -185,16 +186,16 @@ StatusOr<std::shared_ptr<const NodeProperties>> NodeProperties::Create(NodeDef d
   // text (variables named in other scripts checkpoint too), but not bytes
   // that would garble every message that names the node.
   if (!IsPrintableText(def.name)) {
-    return errors::InvalidArgument(prefix, "a node's name must be UTF-8 text without control characters");
+    return errors::InvalidArgument(prefix(), "a node's name must be UTF-8 text without control characters");
   }
   StatusOr<const OpDef*> op = OpRegistry::Global()->LookUp(def.op);
-  if (!op.ok()) return op.status().WithPrefix(prefix);
+  if (!op.ok()) return op.status().WithPrefix(prefix());
   auto props = std::make_shared<NodeProperties>();
   props->op_def = *op;
   AddDefaultAttrs(**op, &def.attrs);
   Status s = ValidateAttrs(**op, def.attrs);
   if (s.ok()) s = InOutTypes(**op, def.attrs, &props->input_types, &props->output_types);
-  if (!s.ok()) return s.WithPrefix(prefix);
+  if (!s.ok()) return s.WithPrefix(prefix());
   props->def = std::move(def);
   return std::shared_ptr<const NodeProperties>(std::move(props));
 }
