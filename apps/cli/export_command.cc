@@ -20,6 +20,7 @@
 #include "apps/cli/commands.h"
 #include "apps/cli/exit_status.h"
 #include "apps/cli/graph_file.h"
+#include "apps/cli/integer_flags.h"
 #include "apps/train/inference_graph.h"
 #include "checkpoint/freeze_checkpoint.h"
 
@@ -73,7 +74,7 @@ void AddExportCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--checkpoint-dir", f->checkpoint_dir, "the training run's checkpoint directory")
       ->required();
   cmd->add_option("--step", f->step, "the checkpoint's step (default: the newest good one)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegativeInteger());
   cmd->add_option("--out", f->out, "where to write the GraphDef")->required();
   cmd->add_flag("--text", f->text, "write the Cap'n Proto text form rather than binary");
   cmd->add_flag("--json", f->json, "print one JSON line");

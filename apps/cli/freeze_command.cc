@@ -18,6 +18,7 @@
 #include "apps/cli/commands.h"
 #include "apps/cli/exit_status.h"
 #include "apps/cli/graph_file.h"
+#include "apps/cli/integer_flags.h"
 #include "checkpoint/freeze_checkpoint.h"
 
 namespace tact::apps {
@@ -51,7 +52,7 @@ void AddFreezeCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--graph", f->graph, "GraphDef file (binary or capnp text)")->required();
   cmd->add_option("--checkpoint-dir", f->checkpoint_dir, "the checkpoints of its variables")->required();
   cmd->add_option("--step", f->step, "the checkpoint's step (default: the newest good one)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegativeInteger());
   cmd->add_option("--output", f->outputs, "the tensors to keep, name:port (comma-separated or repeated)")
       ->required()
       ->delimiter(',');

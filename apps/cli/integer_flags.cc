@@ -24,6 +24,19 @@ std::string Fits(const std::string& text) {
 
 }  // namespace
 
+CLI::Validator NonNegativeInteger() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        int64_t value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc() && end == text.data() + text.size() && value < 0) {
+          return "must be >= 0, got " + text;
+        }
+        return "";  // 0 or more, or no number (CLI11's conversion says so)
+      },
+      "NONNEGATIVE", "");
+}
+
 void RefuseIntegersBeyond64Bits(CLI::App* app) {
   const CLI::Validator int64(Fits<int64_t>, "", "");
   const CLI::Validator uint64(Fits<uint64_t>, "", "");

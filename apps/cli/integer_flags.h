@@ -16,4 +16,9 @@ namespace tact::apps {
 // and of its subcommands, at every depth.
 void RefuseIntegersBeyond64Bits(CLI::App* app);
 
+// For an integer option that must be 0 or more. CLI11's NonNegativeNumber
+// said "Value -5 not in range 0.000000 to 1797693134862315708..." (309
+// digits of the largest double); this says "must be >= 0, got -5".
+CLI::Validator NonNegativeInteger();
+
 }  // namespace tact::apps

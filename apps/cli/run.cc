@@ -2,7 +2,7 @@
 // as NumPy .npy files.
 //
 //   tact run --graph g.capnp --feed x:0=x.npy --fetch relu:0 --out results/ [--trace step.json]
-//            [--allow-soft-placement]
+//            [--allow-soft-placement] [--timeout-ms 5000]
 //
 // The graph file may be a binary Cap'n Proto GraphDef or its text form.
 // A fetch "scope/name:1" is written to out/scope_name_1.npy. NumPy has no
@@ -20,6 +20,7 @@
 #include "apps/cli/commands.h"
 #include "apps/cli/exit_status.h"
 #include "apps/cli/graph_file.h"
+#include "apps/cli/integer_flags.h"
 #include "apps/train/chrome_trace.h"
 #include "graph/graph.h"
 #include "graph/npy.h"
@@ -38,6 +39,10 @@ struct RunFlags {
   // Nodes pinned to devices this machine lacks (a graph written where a GPU
   // was) go where kernels fit, as TensorFlow's allow_soft_placement.
   bool allow_soft_placement = false;
+  // The step is aborted after this long (RunOptions::timeout_ms); 0, the
+  // default, waits as long as the graph does, as TensorFlow's Session.run.
+  // A graph can wait on purpose (a Dequeue on a queue nothing fills).
+  int64_t timeout_ms = 0;
 };
 
 // Where each fetch is written: "scope/name:1" -> out/scope_name_1.npy.
@@ -127,9 +132,12 @@ Status RunGraph(const RunFlags& flags) {
   options.allow_soft_placement = flags.allow_soft_placement;
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Create(options));
   TACT_RETURN_IF_ERROR(session->Extend(def));
+  RunOptions run_options;
+  run_options.timeout_ms = flags.timeout_ms > 0 ? flags.timeout_ms : RunOptions::kNoTimeout;
   RunMetadata meta;
-  TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out, session->Run(feeds, flags.fetches, flags.targets,
-                                                              flags.trace.empty() ? nullptr : &meta));
+  TACT_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                        session->Run(run_options, feeds, flags.fetches, flags.targets,
+                                     flags.trace.empty() ? nullptr : &meta));
   std::vector<Tensor> npy;
   for (size_t i = 0; i < out.size(); ++i) {
     TACT_ASSIGN_OR_RETURN(Tensor t, NpyForm(flags.fetches[i], out[i]));
@@ -165,6 +173,9 @@ void AddRunCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--trace", flags->trace, "write the step's node timeline to this Chrome trace file");
   cmd->add_flag("--allow-soft-placement", flags->allow_soft_placement,
                 "place nodes pinned to devices this machine lacks where their kernels fit");
+  cmd->add_option("--timeout-ms", flags->timeout_ms,
+                  "abort the step after this many ms (default 0: wait as long as the graph does)")
+      ->check(NonNegativeInteger());
   cmd->callback([flags, &run] { run = ExitStatusOf("run", [flags] { return RunGraph(*flags); }); });
 }
 

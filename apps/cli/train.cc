@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli/commands.h"
+#include "apps/cli/integer_flags.h"
 #include "apps/cluster/local_cluster.h"
 #include "apps/train/chrome_trace.h"
 #include "apps/train/metrics_log.h"
@@ -354,7 +355,7 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--trace", flags->trace,
                   "write the node timeline of one step (--trace-step) to this Chrome trace file");
   cmd->add_option("--trace-step", flags->options.trace_step, "the step to trace (default 10)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegativeInteger());
   cmd->add_flag("--json", flags->json, "print one JSON line at the end");
   cmd->callback([flags, chaos, chaos_faults, every_steps, every_secs, &run] {
     // A seed alone would draw nothing.

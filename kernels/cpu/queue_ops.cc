@@ -31,8 +31,7 @@ class QueueOp : public OpKernel {
     if (options_.name.empty()) options_.name = ctx->def().name;
     options_.padding = ctx->def().op == "PaddingFIFOQueue";
     OP_REQUIRES(ctx, !options_.padding || options_.shapes.size() == options_.types.size(),
-                errors::InvalidArgument("node '", ctx->def().name, "': a PaddingFIFOQueue needs a shape per "
-                                        "component"));
+                errors::InvalidArgument("a PaddingFIFOQueue needs a shape per component"));
     if (ctx->def().op == "RandomShuffleQueue") {
       options_.shuffle = true;
       int64_t seed = 0;
@@ -41,9 +40,9 @@ class QueueOp : public OpKernel {
       options_.seed = static_cast<uint64_t>(seed);
     }
     OP_REQUIRES(ctx, !options_.types.empty(),
-                errors::InvalidArgument("node '", ctx->def().name, "': a queue needs a component type"));
+                errors::InvalidArgument("a queue needs a component type"));
     OP_REQUIRES(ctx, options_.shapes.empty() || options_.shapes.size() == options_.types.size(),
-                errors::InvalidArgument("node '", ctx->def().name, "': ", options_.shapes.size(),
+                errors::InvalidArgument(options_.shapes.size(),
                                         " shapes for ", options_.types.size(), " component types"));
   }
 
@@ -87,7 +86,7 @@ StatusOr<Tensor> Row(const Tensor& t, int64_t i) {
 
 // The elements' component `c` stacked along a new first dimension; they
 // must have one shape.
-StatusOr<Tensor> Stack(const std::vector<Queue::Tuple>& elements, size_t c, const std::string& node) {
+StatusOr<Tensor> Stack(const std::vector<Queue::Tuple>& elements, size_t c) {
   const Tensor& first = elements[0][c];
   std::vector<int64_t> dims = {static_cast<int64_t>(elements.size())};
   for (int64_t d : first.shape().dim_sizes()) dims.push_back(d);
@@ -95,7 +94,7 @@ StatusOr<Tensor> Stack(const std::vector<Queue::Tuple>& elements, size_t c, cons
   const size_t bytes = first.TotalBytes();
   for (size_t i = 0; i < elements.size(); ++i) {
     if (elements[i][c].shape() != first.shape()) {
-      return errors::InvalidArgument("node '", node, "': component ", c, " of the elements has shapes ",
+      return errors::InvalidArgument("component ", c, " of the elements has shapes ",
                                      first.shape().DebugString(), " and ",
                                      elements[i][c].shape().DebugString(), ": they cannot be stacked");
     }
@@ -158,21 +157,21 @@ StatusOr<Tensor> PadStack(const std::vector<Queue::Tuple>& elements, size_t c) {
 // element is taken (as TensorFlow does), so that none is lost to a batch
 // that cannot be made: every component's shape declared in full, unless
 // the queue pads.
-Status Stackable(const QueueOptions& q, const std::string& node) {
+Status Stackable(const QueueOptions& q) {
   bool defined = !q.shapes.empty();
   for (const PartialTensorShape& shape : q.shapes) defined = defined && shape.IsFullyDefined();
   if (defined || q.padding) return Status::OK();
-  return errors::InvalidArgument("node '", node, "': queue '", q.name, "' does not declare the full shape of ",
+  return errors::InvalidArgument("queue '", q.name, "' does not declare the full shape of ",
                                  "every component, so its elements cannot be batched (declare them, or use a ",
                                  "PaddingFIFOQueue)");
 }
 
 // Enqueues and batched dequeues copy tensors by their bytes, or strings
 // one by one; a padded batch only by bytes.
-Status FixedSize(const std::vector<DataType>& types, const std::string& node, bool strings_too) {
+Status FixedSize(const std::vector<DataType>& types, bool strings_too) {
   for (DataType t : types) {
     if (DataTypeSize(t) == 0 && !(strings_too && t == DT_STRING)) {
-      return errors::Unimplemented("node '", node, "': batched queue ops take fixed-size dtypes, not ",
+      return errors::Unimplemented("batched queue ops take fixed-size dtypes, not ",
                                    DataTypeString(t));
     }
   }
@@ -192,7 +191,7 @@ class QueueEnqueueOp : public AsyncOpKernel {
     Status s = queue.status();
     if (s.ok()) s = Elements(ctx, **queue, &elements);
     if (!s.ok()) {
-      ctx->CtxFailure(s.WithPrefix("node '" + name() + "': "));
+      ctx->CtxFailure(s);
       done();
       return;
     }
@@ -206,7 +205,7 @@ class QueueEnqueueOp : public AsyncOpKernel {
           });
         },
         [ctx, status, done, this] {
-          if (!status->ok()) ctx->CtxFailure(status->WithPrefix("node '" + name() + "': "));
+          if (!status->ok()) ctx->CtxFailure(*status);
           done();
         });
   }
@@ -220,7 +219,7 @@ class QueueEnqueueOp : public AsyncOpKernel {
     if (!many_) {
       elements->push_back(std::move(components));
     } else {
-      TACT_RETURN_IF_ERROR(FixedSize(queue.options().types, name(), /*strings_too=*/true));
+      TACT_RETURN_IF_ERROR(FixedSize(queue.options().types, /*strings_too=*/true));
       int64_t n = -1;
       for (size_t c = 0; c < components.size(); ++c) {
         const Tensor& t = components[c];
@@ -261,14 +260,14 @@ class QueueDequeueOp : public AsyncOpKernel {
     Status s = queue.status();
     int64_t n = 1;
     if (s.ok() && many_) {
-      s = FixedSize((*queue)->options().types, name(), !(*queue)->options().padding);
+      s = FixedSize((*queue)->options().types, !(*queue)->options().padding);
       if (s.ok() && ctx->input(1).NumElements() != 1) {
-        s = errors::InvalidArgument("node '", name(), "': n must be a scalar, not of shape ",
+        s = errors::InvalidArgument("n must be a scalar, not of shape ",
                                     ctx->input(1).shape().DebugString());
       }
       if (s.ok()) n = ctx->input(1).scalar<int32_t>();
-      if (s.ok() && n < 1) s = errors::InvalidArgument("node '", name(), "': n is ", n, ", not >= 1");
-      if (s.ok()) s = Stackable((*queue)->options(), name());
+      if (s.ok() && n < 1) s = errors::InvalidArgument("n is ", n, ", not >= 1");
+      if (s.ok()) s = Stackable((*queue)->options());
     }
     if (!s.ok()) {
       ctx->CtxFailure(s);
@@ -292,7 +291,7 @@ class QueueDequeueOp : public AsyncOpKernel {
         },
         [ctx, result, done, this, padding = (*queue)->options().padding] {
           if (!result->status.ok()) {
-            ctx->CtxFailure(result->status.WithPrefix("node '" + name() + "': "));
+            ctx->CtxFailure(result->status);
           } else {
             SetOutputs(ctx, result->elements, padding);
           }
@@ -309,7 +308,7 @@ class QueueDequeueOp : public AsyncOpKernel {
         ctx->set_output(static_cast<int>(c), std::move(elements[0][c]));
         continue;
       }
-      StatusOr<Tensor> stacked = padding ? PadStack(elements, c) : Stack(elements, c, name());
+      StatusOr<Tensor> stacked = padding ? PadStack(elements, c) : Stack(elements, c);
       OP_REQUIRES_OK(ctx, stacked.status());
       ctx->set_output(static_cast<int>(c), std::move(stacked).value());
     }

@@ -26,8 +26,8 @@ class ReaderOp : public OpKernel {
       OP_REQUIRES_OK(ctx, ctx->GetAttr("record_bytes", &fixed_.record_bytes));
       OP_REQUIRES_OK(ctx, ctx->GetAttr("footer_bytes", &fixed_.footer_bytes));
       OP_REQUIRES(ctx, fixed_.record_bytes > 0 && fixed_.header_bytes >= 0 && fixed_.footer_bytes >= 0,
-                  errors::InvalidArgument("node '", ctx->def().name, "': record_bytes must be positive and "
-                                          "header_bytes, footer_bytes not negative"));
+                  errors::InvalidArgument("record_bytes must be positive and header_bytes, footer_bytes "
+                                          "not negative"));
     } else if (op_ == "TextLineReader") {
       OP_REQUIRES_OK(ctx, ctx->GetAttr("skip_header_lines", &skip_));
     }
@@ -81,7 +81,7 @@ class ReaderReadOp : public AsyncOpKernel {
                                   (*queue)->DebugString(), " does not");
     }
     if (!s.ok()) {
-      ctx->CtxFailure(s.WithPrefix("node '" + name() + "': "));
+      ctx->CtxFailure(s);
       done();
       return;
     }
@@ -100,14 +100,13 @@ class ReaderReadOp : public AsyncOpKernel {
           [result, got] { got(result->first, result->second); });
     };
     const bool up_to = up_to_;
-    const std::string node = name();
-    (*reader)->ReadUpTo(n, next_file, [ctx, done, up_to, node](const Status& st, std::vector<std::string> keys,
-                                                                 std::vector<std::string> values) {
+    (*reader)->ReadUpTo(n, next_file, [ctx, done, up_to](const Status& st, std::vector<std::string> keys,
+                                                           std::vector<std::string> values) {
       if (!st.ok()) {
         ctx->CtxFailure(st.code() == Code::kOutOfRange
-                            ? errors::OutOfRange("node '", node, "': the reader's filename queue is closed "
-                                                 "and empty: ", st.message())
-                            : st.WithPrefix("node '" + node + "': "));
+                            ? errors::OutOfRange("the reader's filename queue is closed and empty: ",
+                                                 st.message())
+                            : st);
       } else {
         ctx->set_output(0, Strings(std::move(keys), !up_to));
         ctx->set_output(1, Strings(std::move(values), !up_to));

@@ -92,6 +92,9 @@ TEST(InputOpsTest, RecordsComeBackInOrderWithTheirKeysAcrossFiles) {
   }
   auto end = p.session->Run({}, {read.value.name()}, {});
   EXPECT_EQ(end.status().code(), Code::kOutOfRange) << end.status().ToString();
+  const std::string named =
+      "node 'read' (op 'ReaderRead'): the reader's filename queue is closed and empty: ";
+  EXPECT_EQ(end.status().message().rfind(named, 0), 0u) << end.status().ToString();
   for (const auto& f : files) std::remove(f.c_str());
 }
 

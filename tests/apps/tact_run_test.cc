@@ -1,6 +1,7 @@
 // `tact run` as a user runs it: a real process on real files.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -80,6 +81,31 @@ TEST_F(TactRunTest, BadInputExitsOneWithAMessage) {
     EXPECT_EQ(Run(c.args), 1) << c.args;
     EXPECT_NE(Stderr().find(c.message), std::string::npos) << Stderr();
   }
+}
+
+// A step that would wait for ever (a Dequeue on a queue nothing fills)
+// ends at --timeout-ms with an error naming the node that waited; a step
+// that finishes in time is untouched by it; a negative limit is refused.
+TEST_F(TactRunTest, TimeoutMsEndsAStepThatWaitsNamingTheNode) {
+  Scope s = Scope::NewRootScope();
+  QueueDequeue(s.WithOpName("d"), FIFOQueue(s.WithOpName("q"), {DT_FLOAT}, {PartialTensorShape({})}),
+               {DT_FLOAT});
+  auto def = s.ToGraphDef();
+  ASSERT_TRUE(def.ok());
+  std::ofstream(dir_ / "wait.bin", std::ios::binary) << *SerializeGraphDef(*def);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(Run("--graph " + P("wait.bin") + " --fetch d:0 --timeout-ms 300"), 1);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
+  const std::string named = "tact run: DeadlineExceeded: node 'd' (op 'QueueDequeue'): step ";
+  EXPECT_EQ(Stderr().rfind(named, 0), 0u) << Stderr();
+  EXPECT_NE(Stderr().find("ran past the operation timeout of 300 ms"), std::string::npos) << Stderr();
+  ASSERT_EQ(Run("--graph " + P("g.bin") + " --feed x:0=" + P("x.npy") +
+                " --fetch y:0 --timeout-ms 60000 --out " + P("in_time")),
+            0)
+      << Stderr();
+  EXPECT_EQ(ReadNpyFile(P("in_time/y_0.npy"))->data<float>()[2], 10.0f);
+  EXPECT_NE(Run("--graph " + P("g.bin") + " --fetch y:0 --timeout-ms -5"), 0);
+  EXPECT_NE(Stderr().find("--timeout-ms: must be >= 0, got -5"), std::string::npos) << Stderr();
 }
 
 // A graph whose nodes are pinned to a device this machine lacks (written
