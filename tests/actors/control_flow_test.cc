@@ -126,6 +126,33 @@ TEST(ControlFlowTest, WhileLoopSums) {
   }
 }
 
+// A loop that would run for ever (its bound fed as 2^31) ends at the
+// Run's timeout, as a step waiting on a Recv does: the abort stops the
+// iterations, not only the waits. The session then runs the loop again.
+TEST(ControlFlowTest, ALoopThatWouldNotEndStopsAtTheRunsTimeout) {
+  Scope s = Scope::NewRootScope();
+  auto n = Placeholder(s.WithOpName("n"), DT_INT32);
+  auto r = WhileLoop(
+      s, {Const(s, Tensor::Scalar<int32_t>(0))},
+      [&](const Scope& c, const std::vector<Output>& v) { return Less(c, v[0], n); },
+      [&](const Scope& b, const std::vector<Output>& v) { return std::vector<Output>{Add(b, v[0], 1)}; });
+  ASSERT_EQ(r.size(), 1u) << s.status().ToString();
+  auto session = NewSession(s);
+  RunOptions timeout;
+  timeout.timeout_ms = 300;
+  const auto start = std::chrono::steady_clock::now();
+  auto endless = session->Run(timeout, {{"n", Tensor::Scalar<int32_t>(2147483647)}}, {r[0].name()}, {}, nullptr);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(endless.ok());
+  EXPECT_EQ(endless.status().code(), Code::kDeadlineExceeded) << endless.status().ToString();
+  EXPECT_NE(endless.status().message().find("ran past the operation timeout of 300 ms"), std::string::npos)
+      << endless.status().ToString();
+  EXPECT_LT(took, 10.0);
+  auto out = session->Run({{"n", Tensor::Scalar<int32_t>(100)}}, {r[0].name()}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].scalar<int32_t>(), 100);
+}
+
 // x = tanh(W x), 50 times, W read from a Variable outside the loop: the
 // same as a plain loop in double precision.
 TEST(ControlFlowTest, WhileLoopMatchesAPlainLoop) {

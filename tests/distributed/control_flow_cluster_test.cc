@@ -112,6 +112,34 @@ TEST_F(ControlFlowClusterTest, LoopBodyOnTwoProcesses) {
   }
 }
 
+// A loop on one worker that would not end (its bound fed as 2^31 - 1)
+// stops at the Run's timeout and answers the abort: the worker does not
+// spin on after the client has its DeadlineExceeded, and the next Run of
+// the loop on the same worker ends with its value.
+TEST_F(ControlFlowClusterTest, AnEndlessLoopOnAWorkerStopsAtTheRunsTimeout) {
+  Scope s = Scope::NewRootScope();
+  auto n = Placeholder(s.WithOpName("n"), DT_INT32);
+  const Scope there = s.WithDevice(kTask1);
+  auto r = WhileLoop(
+      there, {Const(there, Tensor::Scalar<int32_t>(0))},
+      [&](const Scope& c, const std::vector<Output>& v) { return Less(c, v[0], n); },
+      [&](const Scope& b, const std::vector<Output>& v) { return std::vector<Output>{Add(b, v[0], 1)}; });
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto session = test_util::Connect(*cluster_, *s.ToGraphDef());
+  ASSERT_NE(session, nullptr);
+  RunOptions timeout;
+  timeout.timeout_ms = 300;
+  auto endless = session->Run(timeout, {{"n", Tensor::Scalar<int32_t>(2147483647)}}, {r[0].name()}, {}, nullptr);
+  ASSERT_FALSE(endless.ok());
+  EXPECT_EQ(endless.status().code(), Code::kDeadlineExceeded) << endless.status().ToString();
+  // Abandoned steps say "... did not answer its abort": this one answered.
+  EXPECT_EQ(endless.status().message().find("did not answer its abort"), std::string::npos)
+      << endless.status().ToString();
+  auto out = session->Run({{"n", Tensor::Scalar<int32_t>(1000)}}, {r[0].name()}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].scalar<int32_t>(), 1000);
+}
+
 // The gradients of a loop whose body spans the two processes: the
 // gradient loop, the forward loop's added counter and the values it keeps
 // spread over both.
