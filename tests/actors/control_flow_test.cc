@@ -141,7 +141,8 @@ TEST(ControlFlowTest, ALoopThatWouldNotEndStopsAtTheRunsTimeout) {
   RunOptions timeout;
   timeout.timeout_ms = 300;
   const auto start = std::chrono::steady_clock::now();
-  auto endless = session->Run(timeout, {{"n", Tensor::Scalar<int32_t>(2147483647)}}, {r[0].name()}, {}, nullptr);
+  const Tensor forever = Tensor::Scalar<int32_t>(2147483647);
+  auto endless = session->Run(timeout, {{"n", forever}}, {r[0].name()}, {}, nullptr);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(endless.ok());
   EXPECT_EQ(endless.status().code(), Code::kDeadlineExceeded) << endless.status().ToString();

@@ -129,7 +129,8 @@ TEST_F(ControlFlowClusterTest, AnEndlessLoopOnAWorkerStopsAtTheRunsTimeout) {
   ASSERT_NE(session, nullptr);
   RunOptions timeout;
   timeout.timeout_ms = 300;
-  auto endless = session->Run(timeout, {{"n", Tensor::Scalar<int32_t>(2147483647)}}, {r[0].name()}, {}, nullptr);
+  const Tensor forever = Tensor::Scalar<int32_t>(2147483647);
+  auto endless = session->Run(timeout, {{"n", forever}}, {r[0].name()}, {}, nullptr);
   ASSERT_FALSE(endless.ok());
   EXPECT_EQ(endless.status().code(), Code::kDeadlineExceeded) << endless.status().ToString();
   // Abandoned steps say "... did not answer its abort": this one answered.
