@@ -128,7 +128,8 @@ TEST(ControlFlowTest, WhileLoopSums) {
 
 // A loop that would run for ever (its bound fed as 2^31) ends at the
 // Run's timeout, as a step waiting on a Recv does: the abort stops the
-// iterations, not only the waits. The session then runs the loop again.
+// iterations, not only the waits. The session then runs the loop again,
+// and Close ends it too.
 TEST(ControlFlowTest, ALoopThatWouldNotEndStopsAtTheRunsTimeout) {
   Scope s = Scope::NewRootScope();
   auto n = Placeholder(s.WithOpName("n"), DT_INT32);
@@ -152,6 +153,13 @@ TEST(ControlFlowTest, ALoopThatWouldNotEndStopsAtTheRunsTimeout) {
   auto out = session->Run({{"n", Tensor::Scalar<int32_t>(100)}}, {r[0].name()}, {});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ((*out)[0].scalar<int32_t>(), 100);
+  // With no timeout at all, closing the session ends the loop.
+  Status status;
+  std::thread running([&] { status = session->Run({{"n", forever}}, {r[0].name()}, {}).status(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(session->Close().ok());
+  running.join();
+  EXPECT_EQ(status.code(), Code::kCancelled) << status.ToString();
 }
 
 // x = tanh(W x), 50 times, W read from a Variable outside the loop: the
