@@ -24,6 +24,7 @@ struct DeviceState {
   struct Registered {
     caf::actor actor;
     Endpoints::Keys endpoints;  // those its registration added
+    std::shared_ptr<Partition> partition;
   };
   std::map<std::string, Registered> partitions;  // by handle
 };
@@ -74,12 +75,14 @@ StatusOr<std::shared_ptr<const Executor>> BuildPartition(const DeviceState& st,
   return std::shared_ptr<const Executor>(std::move(ex).value());
 }
 
-// Steps still running hold what they use. Unlinked first, so that the
-// partition's end is not taken for a failure of this actor. Its endpoints
-// go with it unless another partition holds them.
-void DropPartition(Self* self, const std::string& handle) {
+// Steps still running hold what they use; `master_gone` (not OK): their
+// master will not end them, so they are aborted with it. Unlinked first,
+// so that the partition's end is not taken for a failure of this actor.
+// Its endpoints go with it unless another partition holds them.
+void DropPartition(Self* self, const std::string& handle, const Status& master_gone = Status::OK()) {
   auto it = self->state.partitions.find(handle);
   if (it == self->state.partitions.end()) return;
+  if (!master_gone.ok()) it->second.partition->AbortUnended(master_gone);
   self->unlink_from(it->second.actor);
   self->send_exit(it->second.actor, caf::exit_reason::user_shutdown);
   self->state.rendezvous->endpoints().Remove(it->second.endpoints);
@@ -108,7 +111,8 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
         auto partition = std::make_shared<Partition>(self->state.device, std::move(ex).value(),
                                                      self->state.rendezvous, std::move(reg));
         caf::actor p = SpawnPartition(self, partition);
-        self->state.partitions.emplace(handle, DeviceState::Registered{p, std::move(endpoints).value()});
+        self->state.partitions.emplace(handle,
+                                       DeviceState::Registered{p, std::move(endpoints).value(), partition});
         if (self->state.steps != nullptr) self->state.steps->AddPartition(handle, std::move(partition));
         return WirePartitionRegistered{handle, self->state.device->name(), std::any(p)};
       },
@@ -126,6 +130,9 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
       },
       // Its master is gone, or deregistered it (actors/task_actor.h).
       [self](drop_partition_atom, const std::string& handle) { DropPartition(self, handle); },
+      [self](drop_partition_atom, const std::string& handle, const std::string& master_gone) {
+        DropPartition(self, handle, errors::Unavailable(master_gone));
+      },
       // From a master in this process (a local session placed a Run again).
       [self](const WireDeregisterPartition& d) { DropPartition(self, d.handle); },
       // An abort is for a step, whichever of the device's partitions run it.

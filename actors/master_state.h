@@ -78,6 +78,15 @@ struct ParkedRun {
 };
 
 struct MasterState {
+  // A master that ends with steps pending (a crash, a bug) takes back what
+  // the links keep to answer them on arrival: it holds their clients'
+  // calls, which answer Unavailable only once dropped (actors/once_reply.h);
+  // a Run in flight when its master died waited for ever. And it aborts
+  // those steps in this process' partitions (other tasks abort theirs when
+  // they see it gone): a Dequeue of one took the next element from a live
+  // consumer.
+  ~MasterState();
+
   MasterOptions options;
   GraphDef graph_def;
   std::shared_ptr<Graph> graph = std::make_shared<Graph>();

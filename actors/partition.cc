@@ -226,6 +226,17 @@ void Partition::AbortWaiting(const WireAbortStep& abort) {
   }
 }
 
+void Partition::AbortUnended(const Status& why) {
+  std::vector<int64_t> unended;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [step_id, status] : steps_) {
+      if (!status.has_value()) unended.push_back(step_id);
+    }
+  }
+  for (int64_t step_id : unended) Abort(WireAbortStep{step_id, why});
+}
+
 Status FollowerAborted(int64_t followed, int64_t step, const Status& why) {
   return errors::Aborted("step ", followed, ", which step ", step, " follows, failed: ", why.ToString());
 }

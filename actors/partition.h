@@ -46,6 +46,11 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void Abort(const WireAbortStep& abort);
   // Only the latter: for a task whose rendezvous the abort has reached.
   void AbortWaiting(const WireAbortStep& abort);
+  // Aborts every step delivered here that has not ended, with `why`: the
+  // master that runs them is gone, and nobody would end them else (a
+  // Dequeue of such a step would take the next element from a live
+  // consumer, a loop of one would run for ever).
+  void AbortUnended(const Status& why);
 
  private:
   struct Follower {

@@ -132,9 +132,16 @@ bool Recorded(TaskActorConfig& st, const caf::actor_addr& master, const std::str
   return it != st.master_partitions.end() && FindHandle(it->second, handle) != it->second.end();
 }
 
-// Has `device` drop partition `handle`; steps sent through CAF find it no more.
-void DropPartition(TaskSelf* self, const caf::actor& device, const std::string& handle) {
-  self->send(device, drop_partition_atom::value, handle);
+// Has `device` drop partition `handle`; steps sent through CAF find it no
+// more. `master_gone` (why, if its master is gone): its unended steps are
+// aborted too.
+void DropPartition(TaskSelf* self, const caf::actor& device, const std::string& handle,
+                   const std::string& master_gone = "") {
+  if (master_gone.empty()) {
+    self->send(device, drop_partition_atom::value, handle);
+  } else {
+    self->send(device, drop_partition_atom::value, handle, master_gone);
+  }
   self->state.partition_devices.erase(handle);
 }
 
@@ -194,12 +201,15 @@ void Deregister(TaskSelf* self, const WireDeregisterPartition& d) {
   }
 }
 
-// The master is gone: its partitions here go too.
-void DropPartitionsOf(TaskSelf* self, const caf::actor_addr& master) {
+// The master is gone: its partitions here go too, and the steps it left
+// running on them are aborted (a Dequeue of one would take an element
+// nobody reads).
+void DropPartitionsOf(TaskSelf* self, const caf::actor_addr& master, const caf::error& reason) {
   TaskActorConfig& st = self->state;
   auto it = st.master_partitions.find(master);
   if (it == st.master_partitions.end()) return;
-  for (const auto& [device, handle] : it->second) DropPartition(self, device, handle);
+  const std::string why = "the master that ran this step is gone (" + self->system().render(reason) + ")";
+  for (const auto& [device, handle] : it->second) DropPartition(self, device, handle, why);
   st.master_partitions.erase(it);
 }
 
@@ -345,7 +355,7 @@ caf::behavior TaskBehavior(TaskSelf* self, TaskActorConfig config) {
     return caf::sec::unexpected_message;
   });
   // Only masters are monitored here.
-  self->set_down_handler([self](caf::down_msg& down) { DropPartitionsOf(self, down.source); });
+  self->set_down_handler([self](caf::down_msg& down) { DropPartitionsOf(self, down.source, down.reason); });
   return {
       [self](const WireDescribe& describe) { return Describe(self, describe); },
       [self](WireRegisterPartition& reg) { return Register(self, reg); },

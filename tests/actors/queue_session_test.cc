@@ -149,6 +149,33 @@ TEST_F(QueueSessionTest, ClosingTheSessionEndsADequeueThatWaits) {
   EXPECT_EQ(status.code(), Code::kCancelled) << status.ToString();
 }
 
+// A session's master that dies while its Dequeue waits takes no element
+// afterwards: the Run answers, and the dead step is aborted before the
+// session's next master registers anything, so the element the session
+// enqueues next goes to a live consumer (another session on the queue).
+TEST_F(QueueSessionTest, ADequeueWhoseMasterDiedTakesNoElement) {
+  const GraphDef g = QueueGraph(container_);
+  auto orphan = Open(g), consumer = Open(g);
+  StatusOr<std::vector<Tensor>> lost = errors::Internal("not run");
+  std::thread waiting([&] { lost = orphan->Run({}, {"dequeue:0"}, {}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CrashMaster(*orphan);
+  (void)orphan->Run({}, {"size:0"}, {});  // the master dies as it takes this Run
+  waiting.join();  // it waited for ever
+  EXPECT_EQ(lost.status().code(), Code::kUnavailable) << lost.status().ToString();
+  Status put = errors::Unavailable("not run");
+  for (int i = 0; i < 500 && put.code() == Code::kUnavailable; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // a new master starts
+    put = Enqueue(*orphan, 7);
+  }
+  ASSERT_TRUE(put.ok()) << put.ToString();
+  RunOptions patient;
+  patient.timeout_ms = 5000;
+  auto out = consumer->Run(patient, {}, {"dequeue:0"}, {}, nullptr);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].scalar<float>(), 7.0f);
+}
+
 TEST_F(QueueSessionTest, AFullQueuesEnqueueWaitsUntilAnotherSessionMakesRoom) {
   const GraphDef g = QueueGraph(container_, /*capacity=*/2);
   auto producer = Open(g), consumer = Open(g);

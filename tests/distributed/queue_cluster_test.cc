@@ -71,5 +71,38 @@ TEST(QueueClusterTest, TwoSessionsShareAQueueOnAWorkerAndAWaitingDequeueEndsAtIt
   EXPECT_EQ((*waited)[0].scalar<float>(), 42.0f);
 }
 
+// A client's master that dies while its Dequeue waits on the worker takes
+// no element afterwards: the dead step is aborted there (by the client, on
+// the connection the session's next master registers on, and by the worker
+// as it sees the master gone), so the element the session enqueues next
+// goes to a live consumer. The Run in flight answers (it waited for ever).
+TEST(QueueClusterTest, ADequeueWhoseMasterDiedTakesNoElement) {
+  auto cluster = test_util::StartCluster({{"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  const GraphDef g = WorkerQueue();
+  auto orphan = test_util::Connect(*cluster, g);
+  ASSERT_NE(orphan, nullptr);
+  StatusOr<std::vector<Tensor>> lost = errors::Internal("not run");
+  std::thread waiting([&] { lost = orphan->Run({}, {"dequeue:0"}, {}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CrashMaster(*orphan);
+  (void)orphan->Run({}, {"size:0"}, {});  // the master dies as it takes this Run
+  waiting.join();
+  EXPECT_EQ(lost.status().code(), Code::kUnavailable) << lost.status().ToString();
+  Status put = errors::Unavailable("not run");
+  for (int i = 0; i < 500 && put.code() == Code::kUnavailable; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // a new master starts
+    put = orphan->Run({{"x:0", Tensor::Scalar<float>(4)}}, {}, {"enqueue"}).status();
+  }
+  ASSERT_TRUE(put.ok()) << put.ToString();
+  SessionOptions o;
+  o.operation_timeout_ms = 5000;
+  auto consumer = test_util::Connect(*cluster, g, o);
+  ASSERT_NE(consumer, nullptr);
+  auto out = consumer->Run({}, {"dequeue:0"}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].scalar<float>(), 8.0f);
+}
+
 }  // namespace
 }  // namespace tact
