@@ -240,7 +240,8 @@ void AbandonStep(Self* self, int64_t step_id) {
   step.call->reply(errors::DeadlineExceeded(
       "step ", step_id, " ran past the operation timeout of ", step.timeout_ms,
       " ms, and ", tasks, " did not answer its abort within ", AbandonGrace(st.options).count(),
-      " ms either (is its answer refused on its way back to this process? see the task's log)"));
+      " ms either (a kernel still running there, or its answer refused on its way back to this "
+      "process? see the task's log)"));
 }
 
 // One device's share of a Run's graph.

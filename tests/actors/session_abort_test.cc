@@ -147,6 +147,9 @@ TEST(SessionAbortTest, AStepWhoseKernelIgnoresTheAbortIsAbandonedNamingItsTask) 
       out.status().message().find("/job:localhost/replica:0/task:0 did not answer its abort within 1000 ms"),
       std::string::npos)
       << out.status().ToString();
+  // Its first guess is this test's case; loops, which stop at an abort, are not a cause.
+  EXPECT_NE(out.status().message().find("(a kernel still running there, or"), std::string::npos)
+      << out.status().ToString();
   EXPECT_GE(took, 1100ms);
   EXPECT_LT(took, 10s);
   ExpectQuickRunWorks(session->get());
