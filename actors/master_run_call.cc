@@ -2,26 +2,7 @@
 
 #include <algorithm>
 
-#include "actors/master_links.h"
-
 namespace tact {
-
-MasterState::~MasterState() {
-  const Status gone = errors::Unavailable("the master that ran this step is gone");
-  for (const auto& [step_id, step] : pending) {
-    if (options.links != nullptr) options.links->ForgetStep(step_id);
-    for (const RegisteredPartition& p : step.partitions) {
-      const WireAbortStep abort{step_id, gone};
-      // Through its device's (or task's) actor: ahead of anything a new
-      // master registers there. And to its partition actor, behind the
-      // RunStep it may not have taken yet.
-      for (const DeviceEndpoint& d : options.devices) {
-        if (d.name == p.device) caf::anon_send(d.actor, abort);
-      }
-      if (p.actor) caf::anon_send(p.actor, abort);
-    }
-  }
-}
 
 std::string Normalized(const std::string& tensor_name) {
   return ParseTensorId(tensor_name)->ToString();  // BuildSubgraph checked it
