@@ -81,10 +81,11 @@ struct MasterState {
   // A master that ends with steps pending (a crash, a bug) takes back what
   // the links keep to answer them on arrival: it holds their clients'
   // calls, which answer Unavailable only once dropped (actors/once_reply.h);
-  // a Run in flight when its master died waited for ever. And it aborts
-  // those steps in this process' partitions (other tasks abort theirs when
-  // they see it gone): a Dequeue of one took the next element from a live
-  // consumer.
+  // a Run in flight when its master died waited for ever. It aborts those
+  // steps where they run (a Dequeue of one took the next element from a
+  // live consumer) and drops the partitions it registered in this process;
+  // a worker does both for its own when it sees the master gone.
+  // actors/master_state.cc.
   ~MasterState();
 
   MasterOptions options;
