@@ -126,7 +126,7 @@ TEST(ControlFlowTest, WhileLoopSums) {
   }
 }
 
-// A loop that would run for ever (its bound fed as 2^31) ends at the
+// A loop that would run for ever (its bound fed as 2^31 - 1) ends at the
 // Run's timeout, as a step waiting on a Recv does: the abort stops the
 // iterations, not only the waits. The session then runs the loop again,
 // and Close ends it too.
