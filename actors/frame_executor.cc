@@ -11,6 +11,7 @@
 
 #include "actors/executor_graph.h"
 #include "actors/send_batch.h"
+#include "actors/step_abort_listener.h"
 #include "devices/flush_denormal.h"
 #include "graph/control_flow_info.h"
 #include "graph/hex.h"
@@ -305,17 +306,9 @@ class FrameState {
   // The step's abort from outside (its timeout, a lost task, Close) fails
   // the Recvs and queue waits of the step; a loop that waits on neither
   // heard nothing of it, and one whose condition never turned false ran on
-  // past its step's timeout, for ever. So the step listens to the
-  // rendezvous' abort and stops starting nodes, as after its own error.
-  // The link outlives the step: the rendezvous may be calling it while
-  // the step finishes.
-  struct AbortLink {
-    std::mutex mu;
-    FrameState* state = nullptr;  // null once the step has finished
-  };
-  void ListenForAbort();
+  // past its step's timeout, for ever. So the step listens to it
+  // (abort_listener_) and stops starting nodes, as after its own error.
   void AbortedFromOutside(const Status& s);
-  void StopListeningForAbort();
 
   const FrameExecutor* ex_;
   const ExecutorGraph& g_;
@@ -333,8 +326,7 @@ class FrameState {
   std::mutex status_mu_;
   Status status_;
 
-  std::shared_ptr<AbortLink> abort_link_;
-  uint64_t abort_token_ = 0;
+  StepAbortListener abort_listener_;
 };
 
 struct FrameState::AsyncCall {
@@ -351,7 +343,7 @@ struct FrameState::AsyncCall {
 };
 
 void FrameState::Start() {
-  ListenForAbort();
+  abort_listener_.Start(args_.rendezvous, [this](const Status& s) { AbortedFromOutside(s); });
   std::vector<Tagged> roots;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -655,16 +647,6 @@ void FrameState::Fail(const Status& s) {
   if (args_.rendezvous != nullptr) args_.rendezvous->StartAbort(s);
 }
 
-void FrameState::ListenForAbort() {
-  if (args_.rendezvous == nullptr) return;
-  abort_link_ = std::make_shared<AbortLink>();
-  abort_link_->state = this;
-  abort_token_ = args_.rendezvous->AddAbortCallback([link = abort_link_](const Status& s) {
-    std::lock_guard<std::mutex> lock(link->mu);
-    if (link->state != nullptr) link->state->AbortedFromOutside(s);
-  });
-}
-
 // Not Fail: the rendezvous is aborted already, and its callbacks may be
 // running here.
 void FrameState::AbortedFromOutside(const Status& s) {
@@ -675,15 +657,8 @@ void FrameState::AbortedFromOutside(const Status& s) {
   aborted_.store(true, std::memory_order_release);
 }
 
-void FrameState::StopListeningForAbort() {
-  if (abort_link_ == nullptr) return;
-  args_.rendezvous->RemoveAbortCallback(abort_token_);
-  std::lock_guard<std::mutex> lock(abort_link_->mu);  // waits out a running callback
-  abort_link_->state = nullptr;
-}
-
 void FrameState::Finish() {
-  StopListeningForAbort();
+  abort_listener_.Stop();
   Status s;
   {
     std::lock_guard<std::mutex> lock(status_mu_);
