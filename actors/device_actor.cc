@@ -129,9 +129,8 @@ caf::behavior DeviceBehavior(Self* self, Device* device, uint64_t incarnation,
                        NoSuchPartition(step, "device " + self->state.device->name()));
       },
       // Its master is gone, or deregistered it (actors/task_actor.h).
-      [self](drop_partition_atom, const std::string& handle) { DropPartition(self, handle); },
       [self](drop_partition_atom, const std::string& handle, const std::string& master_gone) {
-        DropPartition(self, handle, errors::Unavailable(master_gone));
+        DropPartition(self, handle, master_gone.empty() ? Status::OK() : errors::Unavailable(master_gone));
       },
       // From a master in this process (a local session placed a Run again).
       [self](const WireDeregisterPartition& d) { DropPartition(self, d.handle); },

@@ -92,9 +92,10 @@ using bulk_failed_atom = caf::atom_constant<caf::atom("bulkfail")>;
 using linked_atom = caf::atom_constant<caf::atom("linked")>;
 using linked_timeout_atom = caf::atom_constant<caf::atom("linkwait")>;
 // Task actor -> device actor: the master that registered a partition is
-// gone, or has deregistered it, so the partition goes (actors/task_actor.h);
-// with a reason, the master is gone and the partition's unended steps are
-// aborted (Unavailable, with that reason, as a lost task fails a step).
+// gone, or has deregistered it, so the partition goes (actors/task_actor.h).
+// With (drop_partition_atom, handle, why): a non-empty `why` says the master
+// is gone, and the partition's unended steps are aborted (Unavailable, with
+// that reason, as a lost task fails a step).
 using drop_partition_atom = caf::atom_constant<caf::atom("droppart")>;
 
 // A client's Run, answered through `reply` (once, from a CAF thread), so

@@ -137,11 +137,7 @@ bool Recorded(TaskActorConfig& st, const caf::actor_addr& master, const std::str
 // aborted too.
 void DropPartition(TaskSelf* self, const caf::actor& device, const std::string& handle,
                    const std::string& master_gone = "") {
-  if (master_gone.empty()) {
-    self->send(device, drop_partition_atom::value, handle);
-  } else {
-    self->send(device, drop_partition_atom::value, handle, master_gone);
-  }
+  self->send(device, drop_partition_atom::value, handle, master_gone);
   self->state.partition_devices.erase(handle);
 }
 
