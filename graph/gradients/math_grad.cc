@@ -68,6 +68,13 @@ Status SquaredDifferenceGrad(const Scope& s, Node* op, const Grads& g, Grads* ou
   return Binary(s, op, gx, Neg(s, gx), out);
 }
 
+// Atan2(y, x) = atan(y / x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2).
+Status Atan2Grad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output y = In(op, 0), x = In(op, 1);
+  Output scaled = Div(s, g[0], Add(s, Square(s, x), Square(s, y)));
+  return Binary(s, op, Mul(s, scaled, x), Neg(s, Mul(s, scaled, y)), out);
+}
+
 // Unary ops.
 Status NegGrad(const Scope& s, Node*, const Grads& g, Grads* out) {
   out->push_back(Neg(s, g[0]));
@@ -122,6 +129,84 @@ Status SoftplusGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
   out->push_back(SoftplusGrad(s, g[0], In(op, 0)));
   return s.status();
 }
+// The gradients below are built from differentiable ops, so their own
+// gradients (second derivatives) come without more code.
+Status Unary(const Scope& s, Output dx, Grads* out) {
+  out->push_back(dx);
+  return s.status();
+}
+// 1/x: -dy / x^2, as -dy * y^2 with y the output.
+Status ReciprocalGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Unary(s, Neg(s, Mul(s, g[0], Square(s, Output(op, 0)))), out);
+}
+Status SinGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Unary(s, Mul(s, g[0], Cos(s, In(op, 0))), out);
+}
+Status CosGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Unary(s, Neg(s, Mul(s, g[0], Sin(s, In(op, 0)))), out);
+}
+Status TanGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {  // 1 / cos^2
+  return Unary(s, Div(s, g[0], Square(s, Cos(s, In(op, 0)))), out);
+}
+Output OneMinusSquareRsqrt(const Scope& s, Output x) {  // 1 / sqrt(1 - x^2)
+  return Rsqrt(s, Sub(s, ScalarOf(s, x.type(), 1), Square(s, x)));
+}
+Status AsinGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Unary(s, Mul(s, g[0], OneMinusSquareRsqrt(s, In(op, 0))), out);
+}
+Status AcosGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Unary(s, Neg(s, Mul(s, g[0], OneMinusSquareRsqrt(s, In(op, 0)))), out);
+}
+Status AtanGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0);
+  return Unary(s, Div(s, g[0], Add(s, ScalarOf(s, x.type(), 1), Square(s, x))), out);
+}
+Status SinhGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Unary(s, Mul(s, g[0], Cosh(s, In(op, 0))), out);
+}
+Status CoshGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Unary(s, Mul(s, g[0], Sinh(s, In(op, 0))), out);
+}
+Status Log1pGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0);
+  return Unary(s, Div(s, g[0], Add(s, ScalarOf(s, x.type(), 1), x)), out);
+}
+Status Expm1Grad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Unary(s, Mul(s, g[0], Exp(s, In(op, 0))), out);
+}
+// erf'(x) = 2 / sqrt(pi) * e^(-x^2); erfc' is its negative.
+Output ErfDerivative(const Scope& s, Output x, double sign) {
+  const double two_over_sqrt_pi = 1.1283791670955125738961589031215;
+  return Mul(s, ScalarOf(s, x.type(), sign * two_over_sqrt_pi), Exp(s, Neg(s, Square(s, x))));
+}
+Status ErfGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Unary(s, Mul(s, g[0], ErfDerivative(s, In(op, 0), 1)), out);
+}
+Status ErfcGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Unary(s, Mul(s, g[0], ErfDerivative(s, In(op, 0), -1)), out);
+}
+Status SoftsignGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {  // 1 / (1 + |x|)^2
+  Output x = In(op, 0);
+  return Unary(s, Div(s, g[0], Square(s, Add(s, ScalarOf(s, x.type(), 1), Abs(s, x)))), out);
+}
+// Selu's derivative is scale for x >= 0 and scale * alpha * e^x = y +
+// scale * alpha below, from the output y as TensorFlow's SeluGrad does.
+Status SeluGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output y(op, 0);
+  const double scale = 1.0507009873554804934193349852946;
+  const double scale_alpha = scale * 1.6732632423543772848170429916717;
+  Output below = Mul(s, g[0], Add(s, y, ScalarOf(s, y.type(), scale_alpha)));
+  Output above = Mul(s, g[0], ScalarOf(s, y.type(), scale));
+  return Unary(s, Select(s, Less(s, y, ZerosLike(s, y)), below, above), out);
+}
+Status LeakyReluGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  float alpha = 0.2f;
+  TACT_RETURN_IF_ERROR(GetAttr(op->attrs(), "alpha", &alpha));
+  Output x = In(op, 0);
+  Output scaled = Mul(s, g[0], ScalarOf(s, x.type(), alpha));
+  return Unary(s, Select(s, Greater(s, x, ZerosLike(s, x)), g[0], scaled), out);
+}
+
 Status IdentityGrad(const Scope&, Node*, const Grads& g, Grads* out) {
   out->push_back(g[0]);
   return Status::OK();
@@ -239,6 +324,24 @@ REGISTER_GRADIENT_OP("Relu", ReluGrad_);
 REGISTER_GRADIENT_OP("Relu6", Relu6Grad_);
 REGISTER_GRADIENT_OP("Elu", EluGrad_);
 REGISTER_GRADIENT_OP("Softplus", SoftplusGrad_);
+REGISTER_GRADIENT_OP("RealDiv", DivGrad);  // Div on the types RealDiv has
+REGISTER_GRADIENT_OP("Atan2", Atan2Grad);
+REGISTER_GRADIENT_OP("Reciprocal", ReciprocalGrad);
+REGISTER_GRADIENT_OP("Sin", SinGrad);
+REGISTER_GRADIENT_OP("Cos", CosGrad);
+REGISTER_GRADIENT_OP("Tan", TanGrad);
+REGISTER_GRADIENT_OP("Asin", AsinGrad);
+REGISTER_GRADIENT_OP("Acos", AcosGrad);
+REGISTER_GRADIENT_OP("Atan", AtanGrad);
+REGISTER_GRADIENT_OP("Sinh", SinhGrad);
+REGISTER_GRADIENT_OP("Cosh", CoshGrad);
+REGISTER_GRADIENT_OP("Log1p", Log1pGrad);
+REGISTER_GRADIENT_OP("Expm1", Expm1Grad);
+REGISTER_GRADIENT_OP("Erf", ErfGrad);
+REGISTER_GRADIENT_OP("Erfc", ErfcGrad);
+REGISTER_GRADIENT_OP("Softsign", SoftsignGrad);
+REGISTER_GRADIENT_OP("Selu", SeluGrad);
+REGISTER_GRADIENT_OP("LeakyRelu", LeakyReluGrad);
 REGISTER_GRADIENT_OP("Identity", IdentityGrad);
 REGISTER_GRADIENT_OP("AddN", AddNGrad);
 REGISTER_GRADIENT_OP("Cast", CastGrad);
@@ -257,6 +360,10 @@ REGISTER_NO_GRADIENT_OP("OneHot");  // as TensorFlow: on_value and off_value are
 REGISTER_NO_GRADIENT_OP("Range");  // as TensorFlow: it makes indices, its length a step function
 REGISTER_NO_GRADIENT_OP("Sign");
 REGISTER_NO_GRADIENT_OP("FloorDiv");  // as TensorFlow: a step function
+REGISTER_NO_GRADIENT_OP("Floor");  // the rounding ones too, as TensorFlow
+REGISTER_NO_GRADIENT_OP("Ceil");
+REGISTER_NO_GRADIENT_OP("Rint");
+REGISTER_NO_GRADIENT_OP("Round");
 REGISTER_NO_GRADIENT_OP("ZerosLike");
 REGISTER_NO_GRADIENT_OP("OnesLike");
 REGISTER_NO_GRADIENT_OP("Shape");

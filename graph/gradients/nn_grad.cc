@@ -306,6 +306,19 @@ Status SparseXentGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
+// The dense twin: the features as above; the labels get -g * log_softmax(features).
+Status XentGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output g_row = ExpandDims(s, g[0], -1);
+  out->push_back(Mul(s, g_row, Output(op, 1)));
+  out->push_back(Neg(s, Mul(s, g_row, LogSoftmax(s, In(op, 0)))));
+  return s.status();
+}
+
+Status L2LossGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(Mul(s, In(op, 0), g[0]));
+  return s.status();
+}
+
 // ConcatV2 and Concat: value i's gradient is the slice of g at the sum of
 // the sizes of values 0..i-1 along axis (begin is that sum times a one-hot
 // of axis); the axis gets none.
@@ -387,6 +400,8 @@ REGISTER_GRADIENT_OP("AvgPoolGrad", AvgPoolGradGrad);
 REGISTER_GRADIENT_OP("Softmax", SoftmaxGrad);
 REGISTER_GRADIENT_OP("LogSoftmax", LogSoftmaxGrad);
 REGISTER_GRADIENT_OP("SparseSoftmaxCrossEntropyWithLogits", SparseXentGrad);
+REGISTER_GRADIENT_OP("SoftmaxCrossEntropyWithLogits", XentGrad);
+REGISTER_GRADIENT_OP("L2Loss", L2LossGrad);
 REGISTER_GRADIENT_OP("ConcatV2", ConcatGrad);
 REGISTER_GRADIENT_OP("Concat", ConcatGrad);
 REGISTER_GRADIENT_OP("Tile", TileGrad);

@@ -78,6 +78,9 @@ Status BroadcastGradientArgsShape(InferenceContext* c) {
 #define TACT_ACTIVATION_OP(NAME, TYPES)                                                 \
   REGISTER_OP(NAME).Input("features: T").Output("activations: T").Attr("T: {" TYPES "}") \
       .SetShapeFn(shape_fn::UnchangedShape)
+#define TACT_CLASSIFY_OP(NAME)                                                       \
+  REGISTER_OP(NAME).Input("x: T").Output("y: bool").Attr("T: {" TACT_REAL "}") \
+      .SetShapeFn(shape_fn::UnchangedShape)
 #define TACT_COMPARE_OP(NAME, TYPES)                                                      \
   REGISTER_OP(NAME).Input("x: T").Input("y: T").Output("z: bool").Attr("T: {" TYPES "}") \
       .SetShapeFn(shape_fn::BroadcastBinary)
@@ -112,10 +115,40 @@ TACT_UNARY_OP("Sign", TACT_SIGNED_NUMBER);
 TACT_UNARY_OP("Tanh", TACT_REAL ", complex64, complex128");
 TACT_UNARY_OP("Sigmoid", TACT_REAL ", complex64, complex128");
 
+// TensorFlow's Atan2 is atan(y / x) with its inputs in that order.
+REGISTER_OP("Atan2").Input("y: T").Input("x: T").Output("z: T").Attr("T: {" TACT_REAL "}")
+    .SetShapeFn(shape_fn::BroadcastBinary);
+TACT_BINARY_OP("RealDiv", TACT_REAL ", complex64, complex128");
+
+TACT_UNARY_OP("Reciprocal", TACT_REAL ", complex64, complex128");
+TACT_UNARY_OP("Sin", TACT_REAL ", complex64, complex128");
+TACT_UNARY_OP("Cos", TACT_REAL ", complex64, complex128");
+TACT_UNARY_OP("Tan", TACT_REAL ", complex64, complex128");
+TACT_UNARY_OP("Asin", TACT_REAL);
+TACT_UNARY_OP("Acos", TACT_REAL);
+TACT_UNARY_OP("Atan", TACT_REAL);
+TACT_UNARY_OP("Sinh", TACT_REAL ", complex64, complex128");
+TACT_UNARY_OP("Cosh", TACT_REAL ", complex64, complex128");
+TACT_UNARY_OP("Log1p", TACT_REAL ", complex64, complex128");
+TACT_UNARY_OP("Expm1", TACT_REAL ", complex64, complex128");
+TACT_UNARY_OP("Erf", TACT_REAL);
+TACT_UNARY_OP("Erfc", TACT_REAL);
+TACT_UNARY_OP("Floor", TACT_REAL);
+TACT_UNARY_OP("Ceil", TACT_REAL);
+TACT_UNARY_OP("Rint", TACT_REAL);
+TACT_UNARY_OP("Round", TACT_SIGNED ", int8, int16");
+TACT_CLASSIFY_OP("IsNan");
+TACT_CLASSIFY_OP("IsInf");
+TACT_CLASSIFY_OP("IsFinite");
+
 TACT_ACTIVATION_OP("Relu", TACT_REAL_NUMBER);
 TACT_ACTIVATION_OP("Relu6", TACT_REAL_NUMBER);
 TACT_ACTIVATION_OP("Elu", TACT_REAL);
 TACT_ACTIVATION_OP("Softplus", TACT_REAL);
+TACT_ACTIVATION_OP("Softsign", TACT_REAL);
+TACT_ACTIVATION_OP("Selu", TACT_REAL);
+REGISTER_OP("LeakyRelu").Input("features: T").Output("activations: T").Attr("alpha: float = 0.2")
+    .Attr("T: {" TACT_REAL "} = DT_FLOAT").SetShapeFn(shape_fn::UnchangedShape);
 
 TACT_COMPARE_OP("Equal", TACT_ARITHMETIC ", bool, string");
 TACT_COMPARE_OP("NotEqual", TACT_ARITHMETIC ", bool, string");
@@ -150,6 +183,7 @@ REGISTER_OP("BroadcastGradientArgs").Input("s0: T").Input("s1: T").Output("r0: T
 #undef TACT_Y_DY_GRAD_OP
 #undef TACT_ACTIVATION_GRAD_OP
 #undef TACT_COMPARE_OP
+#undef TACT_CLASSIFY_OP
 #undef TACT_ACTIVATION_OP
 #undef TACT_UNARY_OP
 #undef TACT_BINARY_OP
@@ -192,10 +226,39 @@ Output Abs(const Scope& s, Input x) { return Unary(s, "Abs", x); }
 Output Sign(const Scope& s, Input x) { return Unary(s, "Sign", x); }
 Output Tanh(const Scope& s, Input x) { return Unary(s, "Tanh", x); }
 Output Sigmoid(const Scope& s, Input x) { return Unary(s, "Sigmoid", x); }
+Output RealDiv(const Scope& s, Input x, Input y) { return Binary(s, "RealDiv", x, y); }
+Output Atan2(const Scope& s, Input y, Input x) { return Binary(s, "Atan2", y, x); }
+
+Output Reciprocal(const Scope& s, Input x) { return Unary(s, "Reciprocal", x); }
+Output Sin(const Scope& s, Input x) { return Unary(s, "Sin", x); }
+Output Cos(const Scope& s, Input x) { return Unary(s, "Cos", x); }
+Output Tan(const Scope& s, Input x) { return Unary(s, "Tan", x); }
+Output Asin(const Scope& s, Input x) { return Unary(s, "Asin", x); }
+Output Acos(const Scope& s, Input x) { return Unary(s, "Acos", x); }
+Output Atan(const Scope& s, Input x) { return Unary(s, "Atan", x); }
+Output Sinh(const Scope& s, Input x) { return Unary(s, "Sinh", x); }
+Output Cosh(const Scope& s, Input x) { return Unary(s, "Cosh", x); }
+Output Log1p(const Scope& s, Input x) { return Unary(s, "Log1p", x); }
+Output Expm1(const Scope& s, Input x) { return Unary(s, "Expm1", x); }
+Output Erf(const Scope& s, Input x) { return Unary(s, "Erf", x); }
+Output Erfc(const Scope& s, Input x) { return Unary(s, "Erfc", x); }
+Output Floor(const Scope& s, Input x) { return Unary(s, "Floor", x); }
+Output Ceil(const Scope& s, Input x) { return Unary(s, "Ceil", x); }
+Output Rint(const Scope& s, Input x) { return Unary(s, "Rint", x); }
+Output Round(const Scope& s, Input x) { return Unary(s, "Round", x); }
+Output IsNan(const Scope& s, Input x) { return Unary(s, "IsNan", x); }
+Output IsInf(const Scope& s, Input x) { return Unary(s, "IsInf", x); }
+Output IsFinite(const Scope& s, Input x) { return Unary(s, "IsFinite", x); }
+
 Output Relu(const Scope& s, Input features) { return Unary(s, "Relu", features); }
 Output Relu6(const Scope& s, Input features) { return Unary(s, "Relu6", features); }
 Output Elu(const Scope& s, Input features) { return Unary(s, "Elu", features); }
 Output Softplus(const Scope& s, Input features) { return Unary(s, "Softplus", features); }
+Output Softsign(const Scope& s, Input features) { return Unary(s, "Softsign", features); }
+Output Selu(const Scope& s, Input features) { return Unary(s, "Selu", features); }
+Output LeakyRelu(const Scope& s, Input features, float alpha) {
+  return OpBuilder(s, "LeakyRelu").Input(features).Attr("alpha", alpha).FinalizeOutput();
+}
 
 Output Equal(const Scope& s, Input x, Input y) { return Binary(s, "Equal", x, y); }
 Output NotEqual(const Scope& s, Input x, Input y) { return Binary(s, "NotEqual", x, y); }

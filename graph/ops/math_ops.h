@@ -33,6 +33,8 @@ Output Maximum(const Scope& s, Input x, Input y);
 Output Minimum(const Scope& s, Input x, Input y);
 Output Pow(const Scope& s, Input x, Input y);
 Output SquaredDifference(const Scope& s, Input x, Input y);  // (x - y)^2
+Output RealDiv(const Scope& s, Input x, Input y);  // x / y on floating types (Python's /)
+Output Atan2(const Scope& s, Input y, Input x);    // the angle of (x, y), in [-pi, pi]
 
 // Unary math: y = f(x).
 Output Neg(const Scope& s, Input x);
@@ -45,12 +47,42 @@ Output Abs(const Scope& s, Input x);
 Output Sign(const Scope& s, Input x);  // -1, 0 or 1
 Output Tanh(const Scope& s, Input x);
 Output Sigmoid(const Scope& s, Input x);  // 1 / (1 + e^-x)
+Output Reciprocal(const Scope& s, Input x);  // 1 / x
+Output Sin(const Scope& s, Input x);
+Output Cos(const Scope& s, Input x);
+Output Tan(const Scope& s, Input x);
+Output Asin(const Scope& s, Input x);
+Output Acos(const Scope& s, Input x);
+Output Atan(const Scope& s, Input x);
+Output Sinh(const Scope& s, Input x);
+Output Cosh(const Scope& s, Input x);
+Output Log1p(const Scope& s, Input x);  // log(1 + x), exact for small x
+Output Expm1(const Scope& s, Input x);  // e^x - 1, exact for small x
+Output Erf(const Scope& s, Input x);
+Output Erfc(const Scope& s, Input x);  // 1 - erf(x), exact for large x
+// Rounding, on floating types (Round keeps integers as they are). Round and
+// Rint round halves to even, as TensorFlow's and NumPy's do: 0.5 -> 0,
+// 1.5 -> 2, -2.5 -> -2. None has a gradient (a step function's is 0 or
+// undefined), as in TensorFlow.
+Output Floor(const Scope& s, Input x);
+Output Ceil(const Scope& s, Input x);
+Output Rint(const Scope& s, Input x);
+Output Round(const Scope& s, Input x);
+// Classification of floating values, giving bool.
+Output IsNan(const Scope& s, Input x);
+Output IsInf(const Scope& s, Input x);  // +inf or -inf
+Output IsFinite(const Scope& s, Input x);
 
 // Activations (TensorFlow keeps them in nn_ops; their input is `features`).
 Output Relu(const Scope& s, Input features);      // max(x, 0)
 Output Relu6(const Scope& s, Input features);     // min(max(x, 0), 6)
 Output Elu(const Scope& s, Input features);       // x < 0 ? e^x - 1 : x
 Output Softplus(const Scope& s, Input features);  // log(1 + e^x)
+Output Softsign(const Scope& s, Input features);  // x / (1 + |x|)
+// scale * (x < 0 ? alpha * (e^x - 1) : x), with Klambauer et al.'s
+// scale = 1.0507... and alpha = 1.6732...
+Output Selu(const Scope& s, Input features);
+Output LeakyRelu(const Scope& s, Input features, float alpha = 0.2f);  // x < 0 ? alpha * x : x
 
 // Comparisons, broadcasting, giving bool.
 Output Equal(const Scope& s, Input x, Input y);

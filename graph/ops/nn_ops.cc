@@ -1,5 +1,7 @@
 #include "graph/ops/nn_ops.h"
 
+#include <vector>
+
 #include "graph/op_registry.h"
 #include "graph/ops/window_geometry.h"
 
@@ -158,6 +160,27 @@ Status SparseXentShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// Features and labels of one shape [batch, classes]: TensorFlow's kernel
+// also broadcasts the labels, tact's does not.
+Status XentShape(InferenceContext* c) {
+  const PartialTensorShape& f = c->input(0);
+  const PartialTensorShape& l = c->input(1);
+  TACT_RETURN_IF_ERROR(RequireRank(f, 2, "features"));
+  TACT_RETURN_IF_ERROR(RequireRank(l, 2, "labels"));
+  std::vector<int64_t> dims = {DimOrUnknown(f, 0), DimOrUnknown(f, 1)};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t d = DimOrUnknown(l, i);
+    if (dims[i] >= 0 && d >= 0 && dims[i] != d) {
+      return errors::InvalidArgument("features ", f.DebugString(), " and labels ",
+                                     l.DebugString(), " must have one shape");
+    }
+    if (dims[i] < 0) dims[i] = d;
+  }
+  c->set_output(0, PartialTensorShape({dims[0]}));
+  c->set_output(1, PartialTensorShape(dims));
+  return Status::OK();
+}
+
 }  // namespace
 
 // TF's attrs; data_format allows NCHW so that TF graphs load, but the CPU
@@ -208,6 +231,11 @@ REGISTER_OP("LogSoftmax").Input("logits: T").Output("logsoftmax: T").Attr("T: {f
 REGISTER_OP("SparseSoftmaxCrossEntropyWithLogits").Input("features: T").Input("labels: Tlabels")
     .Output("loss: T").Output("backprop: T").Attr("T: {float, double}")
     .Attr("Tlabels: {int32, int64} = DT_INT64").SetShapeFn(SparseXentShape);
+
+REGISTER_OP("SoftmaxCrossEntropyWithLogits").Input("features: T").Input("labels: T")
+    .Output("loss: T").Output("backprop: T").Attr("T: {float, double}").SetShapeFn(XentShape);
+REGISTER_OP("L2Loss").Input("t: T").Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}").SetShapeFn(shape_fn::ScalarShape);
 
 #undef TACT_CONV_ATTRS
 #undef TACT_POOL_ATTRS
@@ -285,6 +313,13 @@ Output Softmax(const Scope& s, Input logits) {
 Output LogSoftmax(const Scope& s, Input logits) {
   return OpBuilder(s, "LogSoftmax").Input(logits).FinalizeOutput();
 }
+
+std::vector<Output> SoftmaxCrossEntropyWithLogits(const Scope& s, Input features, Input labels) {
+  return OpBuilder(s, "SoftmaxCrossEntropyWithLogits").Input(features).Input(labels)
+      .FinalizeOutputs();
+}
+
+Output L2Loss(const Scope& s, Input t) { return OpBuilder(s, "L2Loss").Input(t).FinalizeOutput(); }
 
 std::vector<Output> SparseSoftmaxCrossEntropyWithLogits(const Scope& s, Input features,
                                                         Input labels) {

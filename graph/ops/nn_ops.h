@@ -59,5 +59,13 @@ Output LogSoftmax(const Scope& s, Input logits);
 // is an InvalidArgument at run time.
 std::vector<Output> SparseSoftmaxCrossEntropyWithLogits(const Scope& s, Input features,
                                                         Input labels);
+// features and labels [batch, classes] (each row of labels a probability
+// distribution) -> {loss [batch], backprop [batch, classes]}: per row,
+// -sum(labels * log_softmax(features)), and softmax(features) - labels.
+std::vector<Output> SoftmaxCrossEntropyWithLogits(const Scope& s, Input features, Input labels);
+
+// sum(t^2) / 2 over every element, a scalar (weight decay's penalty). The
+// sum's order depends only on the number of elements.
+Output L2Loss(const Scope& s, Input t);
 
 }  // namespace tact

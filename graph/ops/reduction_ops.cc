@@ -109,6 +109,14 @@ TACT_REGISTER_REDUCTION("Prod", TACT_NUMBER_TYPES);
 TACT_REGISTER_REDUCTION("Max", TACT_REAL_TYPES);
 TACT_REGISTER_REDUCTION("Min", TACT_REAL_TYPES);
 #undef TACT_REGISTER_REDUCTION
+#define TACT_REGISTER_LOGICAL_REDUCTION(NAME)                                                 \
+  REGISTER_OP(NAME)                                                                         \
+      .Input("input: bool").Input("reduction_indices: Tidx").Output("output: bool")         \
+      .Attr("keep_dims: bool = false").Attr("Tidx: {int32, int64} = int32")                 \
+      .SetShapeFn(ReductionShape)
+TACT_REGISTER_LOGICAL_REDUCTION("All");
+TACT_REGISTER_LOGICAL_REDUCTION("Any");
+#undef TACT_REGISTER_LOGICAL_REDUCTION
 
 REGISTER_OP("ArgMax")
     .Input("input: T").Input("dimension: Tidx").Output("output: output_type")
@@ -142,6 +150,13 @@ Output Min(const Scope& scope, Input input, Input axis, bool keep_dims) {
 }
 Output Prod(const Scope& scope, Input input, Input axis, bool keep_dims) {
   return Reduction(scope, "Prod", input, axis, keep_dims);
+}
+
+Output All(const Scope& scope, Input input, Input axis, bool keep_dims) {
+  return Reduction(scope, "All", input, axis, keep_dims);
+}
+Output Any(const Scope& scope, Input input, Input axis, bool keep_dims) {
+  return Reduction(scope, "Any", input, axis, keep_dims);
 }
 
 Output ArgMax(const Scope& scope, Input input, Input dimension, DataType output_type) {

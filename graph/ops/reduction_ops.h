@@ -1,4 +1,5 @@
-// Builder functions for reductions (Sum, Mean, Max, Min, Prod) and for
+// Builder functions for reductions (Sum, Mean, Max, Min, Prod, and All and
+// Any of bools) and for
 // ArgMax / ArgMin, with TensorFlow's names, inputs and attrs.
 //
 //   auto total = Sum(s, x, {0, 1});              // every element, shape []
@@ -10,7 +11,8 @@
 // output is the input). An axis out of range or named twice is an error.
 // Reducing over a dimension of size 0 gives the reduction's identity: 0 for
 // Sum, 1 for Prod, the lowest value (-inf for floats) for Max, the highest
-// (+inf) for Min; Mean gives NaN for floats and 0 for integers.
+// (+inf) for Min, true for All and false for Any; Mean gives NaN for floats
+// and 0 for integers.
 //
 // The kernels reduce in a fixed order that depends only on the shapes, so
 // results are bit-identical for any number of threads.
@@ -25,6 +27,8 @@ Output Mean(const Scope& scope, Input input, Input axis, bool keep_dims = false)
 Output Max(const Scope& scope, Input input, Input axis, bool keep_dims = false);
 Output Min(const Scope& scope, Input input, Input axis, bool keep_dims = false);
 Output Prod(const Scope& scope, Input input, Input axis, bool keep_dims = false);
+Output All(const Scope& scope, Input input, Input axis, bool keep_dims = false);  // logical and
+Output Any(const Scope& scope, Input input, Input axis, bool keep_dims = false);  // logical or
 
 // The index of the largest (smallest) value along the scalar `dimension`;
 // the first such index on ties. The output drops that dimension and has

@@ -1,5 +1,5 @@
-// Broadcasting arithmetic: Add, Sub, Mul, Div, FloorDiv, FloorMod, Maximum,
-// Minimum, Pow, SquaredDifference, on every type their declarations allow
+// Broadcasting arithmetic: Add, Sub, Mul, Div, RealDiv, FloorDiv, FloorMod,
+// Maximum, Minimum, Pow, SquaredDifference, Atan2, on every type their declarations allow
 // (half and bfloat16 computed in float, complex as std::complex). Integer
 // arithmetic wraps (two's complement) instead of overflowing into undefined
 // behaviour, and Div on integers truncates toward zero like C++ (and
@@ -133,6 +133,13 @@ struct SquaredDifferenceF {
   }
 };
 
+// atan(a / b) in the quadrant of (b, a): TensorFlow's Atan2(y, x).
+struct Atan2F {
+  static constexpr int64_t kCost = 40;
+  template <typename T>
+  static T Apply(T a, T b) { return std::atan2(a, b); }
+};
+
 #define TACT_REGISTER_BINARY(T, OP, F) \
   REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), BinaryOp<T, T, F>);
 
@@ -141,6 +148,9 @@ TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Add", AddF)
 TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Sub", SubF)
 TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Mul", MulF)
 TACT_CALL_NUMBER(TACT_REGISTER_BINARY, "Div", DivF)
+// RealDiv is Div on the types where the two are one (Python's / emits it).
+TACT_CALL_FLOATING(TACT_REGISTER_BINARY, "RealDiv", DivF)
+TACT_CALL_COMPLEX(TACT_REGISTER_BINARY, "RealDiv", DivF)
 TACT_CALL_REAL(TACT_REGISTER_BINARY, "FloorDiv", FloorDivF)
 TACT_CALL_REAL(TACT_REGISTER_BINARY, "FloorMod", FloorModF)
 TACT_CALL_REAL(TACT_REGISTER_BINARY, "Maximum", MaximumF)
@@ -151,6 +161,7 @@ TACT_CALL_COMPLEX(TACT_REGISTER_BINARY, "Pow", PowF)
 TACT_CALL_FLOATING(TACT_REGISTER_BINARY, "SquaredDifference", SquaredDifferenceF)
 TACT_CALL_INT(TACT_REGISTER_BINARY, "SquaredDifference", SquaredDifferenceF)
 TACT_CALL_COMPLEX(TACT_REGISTER_BINARY, "SquaredDifference", SquaredDifferenceF)
+TACT_CALL_FLOATING(TACT_REGISTER_BINARY, "Atan2", Atan2F)
 
 #undef TACT_REGISTER_BINARY
 

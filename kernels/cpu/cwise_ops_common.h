@@ -1,6 +1,6 @@
-// The machinery that every element-wise CPU kernel shares: a unary kernel,
-// a NumPy-broadcasting binary kernel and a same-shape binary kernel, each
-// templated on a functor
+// The machinery that every element-wise CPU kernel shares: a unary kernel
+// (and one through Eigen's vectors), a NumPy-broadcasting binary kernel and
+// a same-shape binary kernel, each templated on a functor
 //
 //   struct AddF {
 //     static constexpr int64_t kCost = 1;         // cycles per element
@@ -20,6 +20,7 @@
 // Only kernels/cpu/cwise_*.cc include this (it pulls in kernel headers).
 #pragma once
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -86,6 +87,37 @@ class UnaryOp : public OpKernel {
     Out* po = out->data<Out>();
     Shard(ctx, x.NumElements(), F::kCost, [px, po](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) po[i] = Call<Out, F>(px[i]);
+    });
+  }
+};
+
+// A unary kernel for float and double through Eigen's vectors: F::Vector(x)
+// maps an Eigen array expression (x.exp(), ...).
+//
+// Eigen computes a span in whole packets and its last elements (past the
+// last whole packet, or before the first aligned one) one at a time, which
+// rounds differently. So that no result depends on how the work is split,
+// spans start at multiples of kChunk elements of the 64-byte-aligned output
+// and end there too, but for the last: only the tensor's own tail is scalar.
+template <typename T, typename F>
+class EigenUnaryOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    const T* px = x.data<T>();
+    T* po = out->data<T>();
+    const int64_t n = x.NumElements();
+    constexpr int64_t kChunk = 16;
+    static_assert(kChunk * sizeof(T) % 64 == 0, "chunks must keep the output's alignment");
+    Shard(ctx, (n + kChunk - 1) / kChunk, F::kCost * kChunk, [px, po, n](int64_t b, int64_t e) {
+      using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+      const int64_t begin = b * kChunk, end = std::min(n, e * kChunk);
+      Eigen::Map<const Array> in(px + begin, end - begin);
+      Eigen::Map<Array> o(po + begin, end - begin);
+      o = F::Vector(in);
     });
   }
 };

@@ -1,5 +1,6 @@
 // Element-wise unary math and activations: Neg, Exp, Log, Sqrt, Rsqrt,
-// Square, Abs, Sign, Tanh, Sigmoid, Relu, Relu6, Elu, Softplus, on every
+// Square, Abs, Sign, Tanh, Sigmoid, Relu, Relu6, Elu, Softplus, Softsign,
+// Selu and LeakyRelu, on every
 // type their declarations allow. Integer Neg/Abs/Square wrap (two's
 // complement) rather than overflow.
 //
@@ -7,7 +8,6 @@
 // (EigenUnaryOp), several times faster than std::exp one element at a time;
 // the scalar Apply of each functor is the definition the tests check against,
 // and what half, bfloat16 (in float) and complex compute.
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 
@@ -16,36 +16,8 @@
 namespace tact {
 namespace {
 
+using cwise::EigenUnaryOp;
 using cwise::UnaryOp;
-
-// Eigen computes a span in whole packets and its last elements (past the
-// last whole packet, or before the first aligned one) one at a time, which
-// rounds differently. So that no result depends on how the work is split,
-// spans start at multiples of kChunk elements of the 64-byte-aligned output
-// and end there too, but for the last: only the tensor's own tail is scalar.
-template <typename T, typename F>
-class EigenUnaryOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
-    const T* px = x.data<T>();
-    T* po = out->data<T>();
-    const int64_t n = x.NumElements();
-    constexpr int64_t kChunk = 16;
-    static_assert(kChunk * sizeof(T) % 64 == 0, "chunks must keep the output's alignment");
-    cwise::Shard(ctx, (n + kChunk - 1) / kChunk, F::kCost * kChunk,
-                 [px, po, n](int64_t b, int64_t e) {
-                   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-                   const int64_t begin = b * kChunk, end = std::min(n, e * kChunk);
-                   Eigen::Map<const Array> in(px + begin, end - begin);
-                   Eigen::Map<Array> o(po + begin, end - begin);
-                   o = F::Vector(in);
-                 });
-  }
-};
 
 struct NegF {
   static constexpr int64_t kCost = 1;
@@ -182,6 +154,60 @@ struct SoftplusF {
   }
 };
 
+struct SoftsignF {
+  static constexpr int64_t kCost = 5;
+  template <typename T>
+  static T Apply(T x) { return x / (T(1) + std::fabs(x)); }
+  template <typename A>
+  static auto Vector(const A& x) { return x / (x.abs() + 1); }
+};
+
+// Klambauer et al.'s constants, to the digits TensorFlow writes them.
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+
+// As Elu, without a select: for x >= 0 the second term is exactly 0.
+struct SeluF {
+  static constexpr int64_t kCost = 22;
+  template <typename T>
+  static T Apply(T x) {
+    return x < T(0) ? T(kSeluScale * kSeluAlpha) * (std::exp(x) - T(1)) : T(kSeluScale) * x;
+  }
+  template <typename A>
+  static auto Vector(const A& x) {
+    using T = typename A::Scalar;
+    return T(kSeluScale) * x.max(T(0)) + T(kSeluScale * kSeluAlpha) * (x.min(T(0)).exp() - T(1));
+  }
+};
+
+// x > 0 ? x : alpha * x, alpha an attr (so not a static functor); half and
+// bfloat16 compute in float.
+template <typename T>
+class LeakyReluOp : public OpKernel {
+ public:
+  explicit LeakyReluOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("alpha", &alpha_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    using C = ComputeType<T>;
+    const T* px = x.data<T>();
+    T* po = out->data<T>();
+    const C alpha = static_cast<C>(alpha_);
+    cwise::Shard(ctx, x.NumElements(), 2, [px, po, alpha](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const C v = static_cast<C>(px[i]);
+        po[i] = static_cast<T>(v > C(0) ? v : alpha * v);
+      }
+    });
+  }
+
+ private:
+  float alpha_ = 0.2f;
+};
+
 #define TACT_REGISTER_UNARY(T, OP, F) \
   REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), UnaryOp<T, T, F>);
 #define TACT_REGISTER_EIGEN_UNARY(T, OP, F) \
@@ -217,6 +243,14 @@ TACT_CALL_FLOAT(TACT_REGISTER_EIGEN_UNARY, "Elu", EluF)
 TACT_CALL_16BIT(TACT_REGISTER_UNARY, "Elu", EluF)
 TACT_CALL_FLOAT(TACT_REGISTER_EIGEN_UNARY, "Softplus", SoftplusF)
 TACT_CALL_16BIT(TACT_REGISTER_UNARY, "Softplus", SoftplusF)
+TACT_CALL_FLOAT(TACT_REGISTER_EIGEN_UNARY, "Softsign", SoftsignF)
+TACT_CALL_16BIT(TACT_REGISTER_UNARY, "Softsign", SoftsignF)
+TACT_CALL_FLOAT(TACT_REGISTER_EIGEN_UNARY, "Selu", SeluF)
+TACT_CALL_16BIT(TACT_REGISTER_UNARY, "Selu", SeluF)
+#define TACT_REGISTER_LEAKY_RELU(T, OP) \
+  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), LeakyReluOp<T>);
+TACT_CALL_FLOATING(TACT_REGISTER_LEAKY_RELU, "LeakyRelu")
+#undef TACT_REGISTER_LEAKY_RELU
 
 #undef TACT_REGISTER_TRANSCENDENTAL
 #undef TACT_REGISTER_SIGNED_UNARY

@@ -1,4 +1,4 @@
-// Sum, Mean, Max, Min and Prod over a set of axes.
+// Sum, Mean, Max, Min and Prod over a set of axes, and All and Any of bools.
 //
 // Determinism: training must be bit-reproducible across thread counts, so
 // the order in which elements are combined depends only on the shapes,
@@ -67,6 +67,19 @@ struct MinReducer {
     if constexpr (std::is_floating_point_v<T>) return (a < b || a != a) ? a : b;
     return a < b ? a : b;
   }
+};
+
+// All and Any, whose order of combining cannot change a result.
+template <typename T>
+struct AllReducer {
+  static T Identity() { return true; }
+  static T Combine(T a, T b) { return a && b; }
+};
+
+template <typename T>
+struct AnyReducer {
+  static T Identity() { return false; }
+  static T Combine(T a, T b) { return a || b; }
 };
 
 // Chunk lengths along K. Fixed constants: changing one changes results in
@@ -320,6 +333,8 @@ TACT_CALL_NUMBER(TACT_REGISTER_REDUCTION, "Prod", ProdReducer, false)
 TACT_CALL_REAL(TACT_REGISTER_REDUCTION, "Max", MaxReducer, false)
 TACT_CALL_REAL(TACT_REGISTER_REDUCTION, "Min", MinReducer, false)
 #undef TACT_REGISTER_REDUCTION
+REGISTER_KERNEL_BUILDER(Name("All").Device(DEVICE_CPU), ReductionOp<bool, AllReducer, false>);
+REGISTER_KERNEL_BUILDER(Name("Any").Device(DEVICE_CPU), ReductionOp<bool, AnyReducer, false>);
 
 }  // namespace
 }  // namespace tact

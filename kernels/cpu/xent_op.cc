@@ -2,6 +2,9 @@
 // and backprop = softmax(x) - onehot(label), computed from the row's
 // maximum for stability. Labels are checked before any work, so a bad label
 // fails the step and names the row and the value.
+// SoftmaxCrossEntropyWithLogits, its dense twin: labels are a distribution
+// per row, loss = sum(labels * (log(sum exp(x)) - x)) and backprop =
+// softmax(x) - labels.
 #include <algorithm>
 #include <cmath>
 
@@ -54,6 +57,55 @@ class SparseXentOp : public OpKernel {
     });
   }
 };
+
+template <typename T>
+class XentOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& features = ctx->input(0);
+    const Tensor& labels = ctx->input(1);
+    OP_REQUIRES(ctx, features.dims() == 2 && features.shape() == labels.shape(),
+                errors::InvalidArgument("features and labels must be matrices [batch, classes] "
+                                        "of one shape, got features ",
+                                        features.shape().DebugString(), " and labels ",
+                                        labels.shape().DebugString()));
+    const int64_t batch = features.dim_size(0), classes = features.dim_size(1);
+    Tensor* loss = nullptr;
+    Tensor* backprop = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({batch}), &loss));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, features.shape(), &backprop));
+    if (classes == 0) {  // a sum over no classes
+      std::fill(loss->data<T>(), loss->data<T>() + batch, T(0));
+      return;
+    }
+    const T* x = features.data<T>();
+    const T* l = labels.data<T>();
+    T* lo = loss->data<T>();
+    T* bp = backprop->data<T>();
+    ParallelFor(ctx, batch, classes * 25, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const T* xr = x + r * classes;
+        const T* lr = l + r * classes;
+        T* br = bp + r * classes;
+        const auto [mx, sum] = ExpShiftedByMax(xr, br, classes);
+        const T log_sum = std::log(sum), inv = T(1) / sum;
+        T total = 0;
+        for (int64_t j = 0; j < classes; ++j) {
+          total += lr[j] * (log_sum - (xr[j] - mx));
+          br[j] = br[j] * inv - lr[j];
+        }
+        lo[r] = total;
+      }
+    });
+  }
+};
+
+REGISTER_KERNEL_BUILDER(Name("SoftmaxCrossEntropyWithLogits").Device(DEVICE_CPU)
+                            .TypeConstraint<float>("T"), XentOp<float>);
+REGISTER_KERNEL_BUILDER(Name("SoftmaxCrossEntropyWithLogits").Device(DEVICE_CPU)
+                            .TypeConstraint<double>("T"), XentOp<double>);
 
 #define TACT_REGISTER(T, L)                                                         \
   REGISTER_KERNEL_BUILDER(Name("SparseSoftmaxCrossEntropyWithLogits")               \

@@ -1,6 +1,6 @@
 // The kernels behind cwise_unary_launch.h. Each functor is the CPU
-// functor's scalar definition (kernels/cpu/cwise_unary_ops.cc and
-// cwise_grad_ops.cc) on float or double, so the two devices agree up to
+// functor's scalar definition (kernels/cpu/cwise_unary_ops.cc,
+// cwise_math_ops.cc and cwise_grad_ops.cc) on float or double, so the two devices agree up to
 // the last bits of the math library.
 #include <cmath>
 
@@ -13,6 +13,10 @@ namespace {
 using cuda::Compute;
 using cuda::Load;
 using cuda::Store;
+
+// SELU's constants, as the CPU's.
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 
 template <UnaryOpKind K>
 struct UnaryF;
@@ -40,6 +44,25 @@ TACT_UNARY_F(kRelu, x > C(0) ? x : C(0));
 TACT_UNARY_F(kRelu6, x > C(0) ? (x < C(6) ? x : C(6)) : C(0));
 TACT_UNARY_F(kElu, x < C(0) ? exp(x) - C(1) : x);
 TACT_UNARY_F(kSoftplus, (x > C(0) ? x : C(0)) + log1p(exp(-fabs(x))));
+TACT_UNARY_F(kReciprocal, C(1) / x);
+TACT_UNARY_F(kSin, sin(x));
+TACT_UNARY_F(kCos, cos(x));
+TACT_UNARY_F(kTan, tan(x));
+TACT_UNARY_F(kAsin, asin(x));
+TACT_UNARY_F(kAcos, acos(x));
+TACT_UNARY_F(kAtan, atan(x));
+TACT_UNARY_F(kSinh, sinh(x));
+TACT_UNARY_F(kCosh, cosh(x));
+TACT_UNARY_F(kLog1p, log1p(x));
+TACT_UNARY_F(kExpm1, expm1(x));
+TACT_UNARY_F(kErf, erf(x));
+TACT_UNARY_F(kErfc, erfc(x));
+TACT_UNARY_F(kFloor, floor(x));
+TACT_UNARY_F(kCeil, ceil(x));
+// Halves to even, as the CPU's rint.
+TACT_UNARY_F(kRint, rint(x));
+TACT_UNARY_F(kSoftsign, x / (C(1) + fabs(x)));
+TACT_UNARY_F(kSelu, x < C(0) ? C(kSeluScale * kSeluAlpha) * (exp(x) - C(1)) : C(kSeluScale) * x);
 #undef TACT_UNARY_F
 
 template <UnaryGradKind K>
@@ -113,6 +136,10 @@ cudaError_t LaunchUnary(UnaryOpKind op, ElementType type, const void* x, void* y
     TACT_CASE(kNeg) TACT_CASE(kAbs) TACT_CASE(kSquare) TACT_CASE(kSign) TACT_CASE(kExp)
     TACT_CASE(kLog) TACT_CASE(kSqrt) TACT_CASE(kRsqrt) TACT_CASE(kTanh) TACT_CASE(kSigmoid)
     TACT_CASE(kRelu) TACT_CASE(kRelu6) TACT_CASE(kElu) TACT_CASE(kSoftplus)
+    TACT_CASE(kReciprocal) TACT_CASE(kSin) TACT_CASE(kCos) TACT_CASE(kTan) TACT_CASE(kAsin)
+    TACT_CASE(kAcos) TACT_CASE(kAtan) TACT_CASE(kSinh) TACT_CASE(kCosh) TACT_CASE(kLog1p)
+    TACT_CASE(kExpm1) TACT_CASE(kErf) TACT_CASE(kErfc) TACT_CASE(kFloor) TACT_CASE(kCeil)
+    TACT_CASE(kRint) TACT_CASE(kSoftsign) TACT_CASE(kSelu)
 #undef TACT_CASE
   }
   return cudaErrorInvalidValue;

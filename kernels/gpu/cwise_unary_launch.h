@@ -13,10 +13,13 @@
 
 namespace tact::gpu {
 
-// The functions of kernels/cpu/cwise_unary_ops.cc, with its definitions.
+// The functions of kernels/cpu/cwise_unary_ops.cc, with its definitions,
 enum class UnaryOpKind {
   kNeg, kAbs, kSquare, kSign, kExp, kLog, kSqrt, kRsqrt, kTanh, kSigmoid,
   kRelu, kRelu6, kElu, kSoftplus,
+  // and those of kernels/cpu/cwise_math_ops.cc (Round is Rint on floating types)
+  kReciprocal, kSin, kCos, kTan, kAsin, kAcos, kAtan, kSinh, kCosh, kLog1p, kExpm1, kErf, kErfc,
+  kFloor, kCeil, kRint, kSoftsign, kSelu,
 };
 
 // y[i] = op(x[i]).

@@ -1,7 +1,7 @@
 // GPU kernels of the element-wise unary ops and of the activation
 // gradients, for float, double, half and bfloat16 (the 16-bit ones in
-// float, as on the CPU). Semantics: kernels/cpu/cwise_unary_ops.cc and
-// cwise_grad_ops.cc.
+// float, as on the CPU). Semantics: kernels/cpu/cwise_unary_ops.cc,
+// cwise_math_ops.cc and cwise_grad_ops.cc.
 #include "kernels/gpu/cwise_unary_launch.h"
 #include "kernels/gpu/element_type_of.h"
 #include "kernels/gpu/gpu_kernel_util.h"
@@ -69,6 +69,25 @@ TACT_REGISTER_UNARY("Relu", kRelu);
 TACT_REGISTER_UNARY("Relu6", kRelu6);
 TACT_REGISTER_UNARY("Elu", kElu);
 TACT_REGISTER_UNARY("Softplus", kSoftplus);
+TACT_REGISTER_UNARY("Reciprocal", kReciprocal);
+TACT_REGISTER_UNARY("Sin", kSin);
+TACT_REGISTER_UNARY("Cos", kCos);
+TACT_REGISTER_UNARY("Tan", kTan);
+TACT_REGISTER_UNARY("Asin", kAsin);
+TACT_REGISTER_UNARY("Acos", kAcos);
+TACT_REGISTER_UNARY("Atan", kAtan);
+TACT_REGISTER_UNARY("Sinh", kSinh);
+TACT_REGISTER_UNARY("Cosh", kCosh);
+TACT_REGISTER_UNARY("Log1p", kLog1p);
+TACT_REGISTER_UNARY("Expm1", kExpm1);
+TACT_REGISTER_UNARY("Erf", kErf);
+TACT_REGISTER_UNARY("Erfc", kErfc);
+TACT_REGISTER_UNARY("Floor", kFloor);
+TACT_REGISTER_UNARY("Ceil", kCeil);
+TACT_REGISTER_UNARY("Rint", kRint);
+TACT_REGISTER_UNARY("Round", kRint);
+TACT_REGISTER_UNARY("Softsign", kSoftsign);
+TACT_REGISTER_UNARY("Selu", kSelu);
 #undef TACT_REGISTER_UNARY
 
 #define TACT_REGISTER_GRAD(OP, KIND)                                                   \

@@ -16,11 +16,15 @@ namespace {
 const std::vector<TensorShape> kShapes = {TensorShape({}), TensorShape({7}),
                                           TensorShape({3, 5, 17}), TensorShape({1 << 20})};
 
-// Log, Sqrt and Rsqrt get positive inputs, the others both signs (Relu6
-// also values past 6).
+// Log, Sqrt, Rsqrt and Reciprocal get positive inputs, the inverse sines
+// and Tan their domains (Tan short of its poles), Log1p values above -1;
+// the others both signs (Relu6 also values past 6).
 Tensor InputFor(const std::string& op, DataType dtype, const TensorShape& shape, uint32_t seed) {
-  const bool positive = op == "Log" || op == "Sqrt" || op == "Rsqrt";
-  const double lo = positive ? 0.1 : -8.0, hi = 8.0;
+  const bool positive = op == "Log" || op == "Sqrt" || op == "Rsqrt" || op == "Reciprocal";
+  double lo = positive ? 0.1 : -8.0, hi = 8.0;
+  if (op == "Asin" || op == "Acos") lo = -0.95, hi = 0.95;
+  if (op == "Tan") lo = -1.4, hi = 1.4;
+  if (op == "Log1p") lo = -0.9;
   switch (dtype) {
     case DT_DOUBLE: return test::Random<double>(shape, seed, lo, hi);
     case DT_HALF: return test::Random<half>(shape, seed, lo, hi);
@@ -37,8 +41,11 @@ double RtolFor(DataType dtype) {
 
 TEST(GpuUnaryTest, EveryOpMatchesTheCpuOnEveryFloatingType) {
   TACT_REQUIRE_GPU();
-  const char* kOps[] = {"Neg",  "Abs",     "Square", "Sign", "Exp",  "Log",   "Sqrt",
-                        "Rsqrt", "Tanh", "Sigmoid", "Relu", "Relu6", "Elu", "Softplus"};
+  const char* kOps[] = {"Neg",   "Abs",   "Square", "Sign",    "Exp",   "Log",        "Sqrt",
+                        "Rsqrt", "Tanh",  "Sigmoid", "Relu",   "Relu6", "Elu",        "Softplus",
+                        "Sin",   "Cos",   "Tan",    "Asin",    "Acos",  "Atan",       "Sinh",
+                        "Cosh",  "Log1p", "Expm1",  "Erf",     "Erfc",  "Floor",      "Ceil",
+                        "Rint",  "Round", "Softsign", "Selu",  "Reciprocal"};
   for (const char* op : kOps) {
     for (DataType dtype : {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16}) {
       for (size_t s = 0; s < kShapes.size(); ++s) {

@@ -54,6 +54,23 @@ UNARY_TEST(Softplus, -2, 2)
 UNARY_TEST(Identity, -1, 1)
 UNARY_TEST(Softmax, -2, 2)
 UNARY_TEST(LogSoftmax, -2, 2)
+UNARY_TEST(Reciprocal, 0.5, 2)
+UNARY_TEST(Sin, -2, 2)
+UNARY_TEST(Cos, -2, 2)
+UNARY_TEST(Tan, -1, 1)
+UNARY_TEST(Asin, -0.8, 0.8)
+UNARY_TEST(Acos, -0.8, 0.8)
+UNARY_TEST(Atan, -2, 2)
+UNARY_TEST(Sinh, -2, 2)
+UNARY_TEST(Cosh, -2, 2)
+UNARY_TEST(Log1p, -0.5, 2)
+UNARY_TEST(Expm1, -1, 1)
+UNARY_TEST(Erf, -2, 2)
+UNARY_TEST(Erfc, -2, 2)
+UNARY_TEST(Softsign, -2, 2)
+UNARY_TEST(Selu, -2, 2)
+UNARY_TEST(LeakyRelu, -1, 1)
+UNARY_TEST(L2Loss, -1, 1)
 
 #define BINARY_TEST(OP, LO, HI)                                                            \
   TEST(OpGradientsTest, OP##Broadcasting) {                                               \
@@ -69,6 +86,18 @@ BINARY_TEST(Mul, -1, 1)
 BINARY_TEST(Div, 0.5, 2)
 BINARY_TEST(Pow, 0.5, 2)
 BINARY_TEST(SquaredDifference, -1, 1)
+BINARY_TEST(RealDiv, 0.5, 2)
+BINARY_TEST(Atan2, 0.5, 2)
+
+// The roundings pass no gradient (TensorFlow's rule): floor(x) * x between
+// the integers 1 and 2 has the derivative floor(x) = 1, from the Mul alone.
+TEST(OpGradientsTest, RoundingsPassNoGradient) {
+  for (auto op : {Floor, Ceil, Rint, Round}) {
+    EXPECT_LT(Check({{5}}, [op](const Scope& s, const auto& x) { return Mul(s, op(s, x[0]), x[0]); },
+                    1.1, 1.4),
+              kTol);
+  }
+}
 
 // Between its jumps (x / y never near an integer here): d/dx = 1 and
 // d/dy = -floor(x / y).
@@ -275,6 +304,13 @@ TEST(OpGradientsTest, NnOps) {
                     return SparseSoftmaxCrossEntropyWithLogits(s, x[0], {1, 0, 3})[0];
                   }),
             kTol);
+  // The labels a distribution per row (the features' gradient assumes
+  // one), made by a Softmax so that their own gradient is checked too.
+  EXPECT_LT(Check({{3, 4}, {3, 4}},
+                  [](const Scope& s, const auto& x) {
+                    return SoftmaxCrossEntropyWithLogits(s, x[0], Softmax(s, x[1]))[0];
+                  }),
+            kTol);
 }
 
 // The gradient ops' own gradients (found by grad_registry_walk_test), each
@@ -403,6 +439,12 @@ TEST(OpGradientsTest, SecondDerivatives) {
   EXPECT_LT(Check({{4}},
                   [](const Scope& s, const auto& x) { return GradOf(s, Relu(s, Square(s, x[0])), x[0]); }),
             kTol);
+  // The newer math ops' gradients are built from differentiable ops.
+  for (auto op : {Sin, Cos, Tan, Atan, Erf, Log1p, Reciprocal, Softsign, Selu}) {
+    EXPECT_LT(Check({{4}}, [op](const Scope& s, const auto& x) { return GradOf(s, op(s, x[0]), x[0]); },
+                    0.2, 0.9),
+              kTol);
+  }
 }
 
 }  // namespace

@@ -87,6 +87,7 @@ enum class Domain {
   kPositive,  // [0.5, 3] (complex: anywhere but near 0)
   kNonZero,   // kAny without values near 0 (divisors)
   kExponent,  // whole numbers in [0, 3]
+  kUnit,      // (-1, 1): asin's and acos's domain
 };
 
 std::vector<Complex> Draw(DataType dtype, Domain domain, int64_t n, uint32_t seed) {
@@ -97,9 +98,11 @@ std::vector<Complex> Draw(DataType dtype, Domain domain, int64_t n, uint32_t see
     double re = dist(gen), im = DataTypeIsComplex(dtype) ? dist(gen) : 0;
     if (domain == Domain::kPositive && !DataTypeIsComplex(dtype)) re = 0.5 + std::fabs(re) * 2.5 / 3;
     if (domain == Domain::kExponent) re = std::floor(std::fabs(re)) , im = 0;
+    if (domain == Domain::kUnit) re *= 0.3;
     if (DataTypeIsInteger(dtype)) re = std::round(re * 2);
     if (DataTypeIsInteger(dtype) && !DataTypeIsSigned(dtype)) re = std::fabs(re);
-    if (domain != Domain::kAny && domain != Domain::kExponent && std::abs(Complex(re, im)) < 0.5) {
+    const bool away_from_zero = domain == Domain::kPositive || domain == Domain::kNonZero;
+    if (away_from_zero && std::abs(Complex(re, im)) < 0.5) {
       re = 1.5;  // away from zero (and 3 for integers)
       if (DataTypeIsInteger(dtype)) re = 3;
     }
@@ -206,6 +209,28 @@ TEST(DtypeBreadthTest, UnaryOpsMatchDouble) {
     CheckAgainstReference("Elu", t, {x});
     CheckAgainstReference("Softplus", t, {x});
   }
+}
+
+TEST(DtypeBreadthTest, MoreMathMatchesDouble) {
+  const Input x{TensorShape({3, 7})}, positive{TensorShape({3, 7}), Domain::kPositive};
+  const Input unit{TensorShape({3, 7}), Domain::kUnit};
+  const Input nonzero{TensorShape({3, 7}), Domain::kNonZero}, row{TensorShape({7})};
+  for (DataType t : Join({kFloating16, kComplex})) {
+    for (const char* op : {"Sin", "Cos", "Sinh", "Cosh", "Expm1"}) CheckAgainstReference(op, t, {x});
+    CheckAgainstReference("Tan", t, {unit});
+    CheckAgainstReference("Log1p", t, {positive});
+    CheckAgainstReference("Reciprocal", t, {nonzero});
+    CheckAgainstReference("RealDiv", t, {x, Input{TensorShape({7}), Domain::kNonZero}});
+  }
+  for (DataType t : kFloating16) {
+    for (const char* op : {"Asin", "Acos"}) CheckAgainstReference(op, t, {unit});
+    for (const char* op : {"Atan", "Erf", "Erfc", "Floor", "Ceil", "Rint", "Round", "Softsign",
+                           "Selu", "LeakyRelu", "IsNan", "IsInf", "IsFinite", "L2Loss"}) {
+      CheckAgainstReference(op, t, {x});
+    }
+    CheckAgainstReference("Atan2", t, {x, row});
+  }
+  for (DataType t : {DT_INT8, DT_INT16}) CheckAgainstReference("Round", t, {x});
 }
 
 TEST(DtypeBreadthTest, ActivationGradientsMatchDouble) {

@@ -271,5 +271,41 @@ TEST(ReductionOpsTest, BitIdenticalAcrossThreadCounts) {
   }
 }
 
+TEST(ReductionOpsTest, AllAndAnyMatchReference) {
+  uint32_t seed = 40;
+  for (const Case& c : Cases()) {
+    for (bool keep_dims : {false, true}) {
+      // Mostly true (or mostly false) so that both answers occur.
+      for (double p_true : {0.97, 0.03}) {
+        Tensor x(DT_BOOL, c.shape);
+        Tensor u = test::Random<double>(c.shape, seed++, 0, 1);
+        for (int64_t i = 0; i < x.NumElements(); ++i) x.data<bool>()[i] = u.data<double>()[i] < p_true;
+        Tensor as_double = test::Random<double>(c.shape, 0);
+        for (int64_t i = 0; i < x.NumElements(); ++i) as_double.data<double>()[i] = x.data<bool>()[i];
+        for (const char* op : {"All", "Any"}) {
+          SCOPED_TRACE(std::string(op) + " " + c.shape.DebugString() + " axes " +
+                       Axes(c.axes, DT_INT64).DebugString() + (keep_dims ? " keep_dims" : ""));
+          auto out = test::RunOp(op, {x, Axes(c.axes, seed % 2 ? DT_INT32 : DT_INT64)},
+                                 {{"keep_dims", AttrValue::Bool(keep_dims)}});
+          ASSERT_TRUE(out.ok()) << out.status().ToString();
+          ASSERT_EQ((*out)[0].dtype(), DT_BOOL);
+          // All is Min and Any is Max of the values as 0 and 1.
+          Reference ref = Reduce<double>(std::string(op) == "All" ? "Min" : "Max", as_double, c.axes,
+                                         keep_dims);
+          const bool empty_identity = std::string(op) == "All";
+          ASSERT_EQ((*out)[0].shape(), ref.shape);
+          for (int64_t i = 0; i < ref.shape.num_elements(); ++i) {
+            const double v = ref.values[i];
+            const bool want = std::isinf(v) ? empty_identity : v != 0;
+            EXPECT_EQ((*out)[0].data<bool>()[i], want) << "element " << i;
+          }
+        }
+      }
+    }
+  }
+  auto bad = test::RunOp("All", {Tensor::FromVector<float>({1, 0}), Tensor::Scalar<int32_t>(0)});
+  test::ExpectError(bad.status(), Code::kInvalidArgument, "float");
+}
+
 }  // namespace
 }  // namespace tact

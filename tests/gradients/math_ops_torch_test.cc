@@ -1,0 +1,195 @@
+// The newer math, activation and loss ops against PyTorch (Debian's
+// python3-torch) in float64: each op's values, and the gradient of their
+// sum with respect to each input, from tact's graph on one side and
+// torch.autograd on the other, on the same inputs. A second reference
+// beside the C library (cwise_math_ops_test.cc) and central differences
+// (op_gradients_test.cc): it catches a definition that differs from what
+// users of the other frameworks expect (halves in Round, SELU's constants,
+// the cross-entropy's sign), which a test written from the same reading
+// would not. Skipped, saying so, where PyTorch is not installed
+// (scripts/setup_peers.sh installs it).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "graph/gradients/gradients.h"
+#include "graph/ops/all_ops.h"
+#include "tests/apps/run_command.h"
+#include "tests/gradients/gradient_checker.h"
+
+namespace tact {
+namespace {
+
+using Build = std::function<Output(const Scope&, Output a, Output b)>;
+
+struct Case {
+  std::string torch;  // a Python expression of the float64 tensors a and b
+  Build build;        // the same in tact
+  double lo = -2, hi = 2;
+  bool gradient = true;     // compare d sum(y) / da and / db too
+  std::vector<double> a{};  // the values of a, if not drawn in [lo, hi)
+};
+
+const TensorShape kShape({3, 4});
+
+std::vector<Case> Cases() {
+  const double nan = std::nan(""), inf = INFINITY;
+  auto unary = [](Output (*op)(const Scope&, Input)) {
+    return [op](const Scope& s, Output a, Output) { return op(s, a); };
+  };
+  auto as_double = [](Output (*op)(const Scope&, Input)) {
+    return [op](const Scope& s, Output a, Output) { return Cast(s, op(s, a), DT_DOUBLE); };
+  };
+  const std::vector<double> halves = {-3, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.49, -0.51, 7, 1e-9};
+  const std::vector<double> special = {1, nan, inf, -inf, 0, -0.0, nan, 2, -inf, 1e308, -1e-308, 3};
+  return {
+      {"torch.reciprocal(a)", unary(Reciprocal), 0.5, 2},
+      {"torch.sin(a)", unary(Sin)},
+      {"torch.cos(a)", unary(Cos)},
+      {"torch.tan(a)", unary(Tan), -1.2, 1.2},
+      {"torch.asin(a)", unary(Asin), -0.9, 0.9},
+      {"torch.acos(a)", unary(Acos), -0.9, 0.9},
+      {"torch.atan(a)", unary(Atan), -5, 5},
+      {"torch.sinh(a)", unary(Sinh)},
+      {"torch.cosh(a)", unary(Cosh)},
+      {"torch.log1p(a)", unary(Log1p), -0.9, 3},
+      {"torch.expm1(a)", unary(Expm1)},
+      {"torch.erf(a)", unary(Erf)},
+      {"torch.erfc(a)", unary(Erfc), -2, 4},
+      {"F.softsign(a)", unary(Softsign), -4, 4},
+      {"F.selu(a)", unary(Selu)},
+      {"F.leaky_relu(a, 0.25)",
+       [](const Scope& s, Output a, Output) { return LeakyRelu(s, a, 0.25f); }},
+      {"torch.floor(a)", unary(Floor), -3, 3, false, halves},
+      {"torch.ceil(a)", unary(Ceil), -3, 3, false, halves},
+      {"torch.round(a)", unary(Round), -3, 3, false, halves},
+      {"torch.round(a)", unary(Rint), -3, 3, false, halves},
+      {"torch.isnan(a).double()", as_double(IsNan), 0, 0, false, special},
+      {"torch.isinf(a).double()", as_double(IsInf), 0, 0, false, special},
+      {"torch.isfinite(a).double()", as_double(IsFinite), 0, 0, false, special},
+      {"a / b", [](const Scope& s, Output a, Output b) { return RealDiv(s, a, b); }, 0.5, 2},
+      {"torch.atan2(a, b)", [](const Scope& s, Output a, Output b) { return Atan2(s, a, b); }},
+      {"(a * a).sum() / 2", [](const Scope& s, Output a, Output) { return L2Loss(s, a); }},
+      // The dense cross-entropy with labels softmax(b): its labels' gradient flows back to b.
+      {"-(torch.softmax(b, 1) * torch.log_softmax(a, 1)).sum(1)",
+       [](const Scope& s, Output a, Output b) {
+         return SoftmaxCrossEntropyWithLogits(s, a, Softmax(s, b))[0];
+       }},
+      {"torch.all(a > -1, 1).double()",
+       [](const Scope& s, Output a, Output) {
+         return Cast(s, All(s, Greater(s, a, -1.0), 1), DT_DOUBLE);
+       }, -2, 2, false},
+      {"torch.any(a > 1.5, 0).double()",
+       [](const Scope& s, Output a, Output) {
+         return Cast(s, Any(s, Greater(s, a, 1.5), 0), DT_DOUBLE);
+       }, -2, 2, false},
+  };
+}
+
+std::string PythonList(const Tensor& t) {
+  std::ostringstream out;
+  out.precision(17);
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    const double v = t.data<double>()[i];
+    if (std::isnan(v)) {
+      out << "float('nan'),";
+    } else if (std::isinf(v)) {
+      out << (v < 0 ? "-" : "") << "float('inf'),";
+    } else {
+      out << v << ",";
+    }
+  }
+  return out.str();
+}
+
+std::vector<double> Flat(const Tensor& t) {
+  std::vector<double> v(t.NumElements());
+  for (int64_t i = 0; i < t.NumElements(); ++i) v[i] = t.data<double>()[i];
+  return v;
+}
+
+class MathOpsTorchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (test::RunCommand("/usr/bin/python3 -c 'import torch' 2>&1").status != 0) {
+      GTEST_SKIP() << "PyTorch is not installed (scripts/setup_peers.sh installs it)";
+    }
+  }
+};
+
+TEST_F(MathOpsTorchTest, ValuesAndGradientsMatchPyTorch) {
+  const std::vector<Case> cases = Cases();
+  std::ostringstream script;
+  script << "import torch\nimport torch.nn.functional as F\ntorch.set_num_threads(1)\n"
+         << "def out(t):\n    print(' '.join(repr(float(v)) for v in t.detach().reshape(-1)))\n";
+  // Each case's y, then (with `gradient`) d sum(y) / da and / db.
+  std::vector<std::vector<std::vector<double>>> tact(cases.size());
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& k = cases[c];
+    SCOPED_TRACE(k.torch);
+    Tensor a = k.a.empty() ? RandomDoubles(kShape, 31 + c, k.lo, k.hi)
+                           : Tensor::FromVector<double>(k.a, kShape);
+    Tensor b = RandomDoubles(kShape, 71 + c, k.lo, k.hi);
+    Scope s = Scope::NewRootScope();
+    Output pa = Placeholder(s.WithOpName("a"), DT_DOUBLE);
+    Output pb = Placeholder(s.WithOpName("b"), DT_DOUBLE);
+    Output y = k.build(s, pa, pb);
+    std::vector<Output> fetches = {y};
+    if (k.gradient) {
+      std::vector<Output> grads;
+      Output total = Sum(s, y, Range(s, 0, Rank(s, y), 1));
+      ASSERT_TRUE(AddSymbolicGradients(s, {total}, {pa, pb}, {}, &grads).ok());
+      for (Output& g : grads) fetches.push_back(g.ok() ? g : ZerosLike(s, pb));
+    }
+    auto got = RunGraph(s, {pa, pb}, {a, b}, fetches);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    for (const Tensor& t : *got) tact[c].push_back(Flat(t));
+    script << "a = torch.tensor([" << PythonList(a) << "], dtype=torch.float64).reshape(3, 4)"
+           << ".requires_grad_()\n"
+           << "b = torch.tensor([" << PythonList(b) << "], dtype=torch.float64).reshape(3, 4)"
+           << ".requires_grad_()\n"
+           << "y = " << k.torch << "\nout(y)\n";
+    if (k.gradient) {
+      script << "y.sum().backward()\n"
+             << "out(a.grad if a.grad is not None else torch.zeros(12))\n"
+             << "out(b.grad if b.grad is not None else torch.zeros(12))\n";
+    }
+  }
+  char dir[] = "/tmp/tact_torch_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/ops.py";
+  std::ofstream(path) << script.str();
+  test::CommandResult r = test::RunCommand("/usr/bin/python3 " + path + " 2>&1");
+  std::system(("rm -rf " + std::string(dir)).c_str());
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::istringstream lines(r.out);
+  for (size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE(cases[c].torch);
+    for (size_t i = 0; i < tact[c].size(); ++i) {
+      SCOPED_TRACE(i == 0 ? "values" : i == 1 ? "gradient for a" : "gradient for b");
+      std::string line;
+      ASSERT_TRUE(std::getline(lines, line)) << r.out;
+      std::istringstream in(line);
+      std::vector<double> torch;
+      for (std::string word; in >> word;) torch.push_back(std::strtod(word.c_str(), nullptr));
+      ASSERT_EQ(torch.size(), tact[c][i].size()) << line;
+      for (size_t j = 0; j < torch.size(); ++j) {
+        const double want = torch[j], got = tact[c][i][j];
+        if (std::isnan(want) || std::isinf(want)) {
+          EXPECT_TRUE(std::isnan(want) ? std::isnan(got) : got == want)
+              << "element " << j << ": tact " << got << ", PyTorch " << want;
+          continue;
+        }
+        EXPECT_NEAR(got, want, 1e-10 * (1 + std::fabs(want)))
+            << "element " << j << ": tact " << got << ", PyTorch " << want;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tact
