@@ -34,6 +34,7 @@ void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   AddBenchAsync(*bench, run);
   AddBenchInput(*bench, run);
   AddBenchServe(*bench, run);
+  AddBenchEmbedding(*bench, run);
 }
 
 }  // namespace tact::apps

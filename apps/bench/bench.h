@@ -154,6 +154,10 @@ void AddBenchAsync(CLI::App& bench, std::function<int()>& run);
 // client threads on one Session, beside the mlp computed directly.
 void AddBenchServe(CLI::App& bench, std::function<int()>& run);
 
+// `tact bench embedding --vocab V --dim D --batch B [--runs R] [--json]`: an
+// embedding lookup's gradient beside a plain loop and the one-hot product.
+void AddBenchEmbedding(CLI::App& bench, std::function<int()>& run);
+
 // `tact bench checkpoint --params N [--reps R] [--dir D] [--json]`: a
 // checkpoint's save and restore beside raw write+fsync and read.
 void AddBenchCheckpoint(CLI::App& bench, std::function<int()>& run);

@@ -352,17 +352,29 @@ Status TileGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
-// Gather along axis 0, as a dense gradient: OneHot(indices)^T g, so rows
-// picked several times add up.
+// Gather along axis 0, as a dense gradient: g's rows added into the rows
+// they were picked from (UnsortedSegmentSum), so rows picked several times
+// add up. Its cost grows with the rows picked, not with params' rows.
 Status GatherGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Output params = In(op, 0), indices = In(op, 1);
-  DataType t = params.type();
-  Output pshape = Shape(s, params);
-  Output rows = Reshape(s, Slice(s, pshape, {0}, {1}), Const(s, Tensor::FromVector<int32_t>({}, {0})));
-  Output flat_idx = Reshape(s, indices, {-1});
-  Output onehot = OneHot(s, flat_idx, rows, ScalarOf(s, t, 1), ScalarOf(s, t, 0));
-  Output g2 = Reshape(s, g[0], Pack(s, {Size(s, flat_idx), Const(s, Tensor::Scalar<int32_t>(-1))}));
-  out->push_back(Reshape(s, MatMul(s, onehot, g2, true, false), pshape));
+  Output rows = Slice(s, Shape(s, params), {0}, {1});
+  out->push_back(UnsortedSegmentSum(s, g[0], indices, Reshape(s, rows, Shape(s, 0))));
+  out->push_back(Output());
+  return s.status();
+}
+
+// Each row of data gets its segment's gradient; a negative id dropped its
+// row, which so gets 0.
+Status UnsortedSegmentSumGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output ids = In(op, 1);
+  Output zeros = ZerosLike(s, ids);
+  Output picked = Gather(s, g[0], Maximum(s, ids, zeros));
+  // The mask has ids' shape and a 1 for each further dimension of data.
+  Output extra = Reshape(s, Sub(s, Rank(s, picked), Rank(s, ids)), {1});
+  Output mask_shape = Concat(s, {Shape(s, ids), Fill(s, extra, 1)}, 0);
+  Output kept = Cast(s, GreaterEqual(s, ids, zeros), picked.type());
+  out->push_back(Mul(s, picked, Reshape(s, kept, mask_shape)));
+  out->push_back(Output());
   out->push_back(Output());
   return s.status();
 }
@@ -406,6 +418,7 @@ REGISTER_GRADIENT_OP("ConcatV2", ConcatGrad);
 REGISTER_GRADIENT_OP("Concat", ConcatGrad);
 REGISTER_GRADIENT_OP("Tile", TileGrad);
 REGISTER_GRADIENT_OP("Gather", GatherGrad);
+REGISTER_GRADIENT_OP("UnsortedSegmentSum", UnsortedSegmentSumGrad);
 REGISTER_NO_GRADIENT_OP("ArgMax");
 REGISTER_NO_GRADIENT_OP("ArgMin");
 

@@ -94,6 +94,37 @@ Status ArgReductionShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// data's shape begins with segment_ids'; the output is [num_segments]
+// followed by the rest of data's shape.
+Status UnsortedSegmentSumShape(InferenceContext* c) {
+  const PartialTensorShape& data = c->input(0);
+  const PartialTensorShape& ids = c->input(1);
+  if (c->input(2).dims() > 0) {
+    return errors::InvalidArgument("num_segments must be a scalar, got shape ",
+                                   c->input(2).DebugString());
+  }
+  if (data.unknown_rank() || ids.unknown_rank()) return Status::OK();
+  bool prefix = data.dims() >= ids.dims();
+  for (int d = 0; prefix && d < ids.dims(); ++d) {
+    const int64_t a = data.dim_size(d), b = ids.dim_size(d);
+    prefix = a < 0 || b < 0 || a == b;
+  }
+  if (!prefix) {
+    return errors::InvalidArgument("data's shape ", data.DebugString(),
+                                   " must begin with segment_ids' shape ", ids.DebugString());
+  }
+  int64_t segments = -1;
+  if (const Tensor* n = c->input_tensor(2)) {
+    TACT_ASSIGN_OR_RETURN(std::vector<int64_t> v, ConstIntVector(*n, "num_segments"));
+    if (v.size() == 1) segments = v[0];
+  }
+  if (segments < -1) return errors::InvalidArgument("num_segments is negative: ", segments);
+  std::vector<int64_t> dims = {segments};
+  dims.insert(dims.end(), data.dim_sizes().begin() + ids.dims(), data.dim_sizes().end());
+  c->set_output(0, PartialTensorShape(dims));
+  return Status::OK();
+}
+
 #define TACT_NUMBER_TYPES \
   "{float, double, int32, int64, uint8, int16, int8, half, bfloat16, complex64, complex128}"
 #define TACT_REAL_TYPES "{float, double, int32, int64, uint8, int16, int8, half, bfloat16}"
@@ -126,6 +157,10 @@ REGISTER_OP("ArgMin")
     .Input("input: T").Input("dimension: Tidx").Output("output: output_type")
     .Attr("T: " TACT_REAL_TYPES).Attr("Tidx: {int32, int64} = int32")
     .Attr("output_type: {int32, int64} = int64").SetShapeFn(ArgReductionShape);
+REGISTER_OP("UnsortedSegmentSum")
+    .Input("data: T").Input("segment_ids: Tindices").Input("num_segments: Tnumsegments")
+    .Output("output: T").Attr("T: " TACT_NUMBER_TYPES).Attr("Tindices: {int32, int64}")
+    .Attr("Tnumsegments: {int32, int64} = int32").SetShapeFn(UnsortedSegmentSumShape);
 #undef TACT_NUMBER_TYPES
 #undef TACT_REAL_TYPES
 
@@ -157,6 +192,11 @@ Output All(const Scope& scope, Input input, Input axis, bool keep_dims) {
 }
 Output Any(const Scope& scope, Input input, Input axis, bool keep_dims) {
   return Reduction(scope, "Any", input, axis, keep_dims);
+}
+
+Output UnsortedSegmentSum(const Scope& scope, Input data, Input segment_ids, Input num_segments) {
+  return OpBuilder(scope, "UnsortedSegmentSum").Input(data).Input(segment_ids)
+      .Input(num_segments).FinalizeOutput();
 }
 
 Output ArgMax(const Scope& scope, Input input, Input dimension, DataType output_type) {

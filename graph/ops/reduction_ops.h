@@ -1,6 +1,6 @@
 // Builder functions for reductions (Sum, Mean, Max, Min, Prod, and All and
-// Any of bools) and for
-// ArgMax / ArgMin, with TensorFlow's names, inputs and attrs.
+// Any of bools), UnsortedSegmentSum, and ArgMax / ArgMin, with TensorFlow's
+// names, inputs and attrs.
 //
 //   auto total = Sum(s, x, {0, 1});              // every element, shape []
 //   auto row_max = Max(s, x, -1, /*keep_dims=*/true);
@@ -29,6 +29,15 @@ Output Min(const Scope& scope, Input input, Input axis, bool keep_dims = false);
 Output Prod(const Scope& scope, Input input, Input axis, bool keep_dims = false);
 Output All(const Scope& scope, Input input, Input axis, bool keep_dims = false);  // logical and
 Output Any(const Scope& scope, Input input, Input axis, bool keep_dims = false);  // logical or
+
+// output[k, ...] = the sum of data[i..., ...] over the positions i of
+// segment_ids (an int32/int64 tensor whose shape begins data's) that hold
+// k; [num_segments] followed by the rest of data's shape. A segment no id
+// names is 0; a negative id drops its row (TensorFlow's rule); an id at or
+// past num_segments is an InvalidArgument naming its position. Rows add in
+// the order of their positions, on any number of threads. Gather's
+// gradient: the rows of an embedding that a step picked.
+Output UnsortedSegmentSum(const Scope& scope, Input data, Input segment_ids, Input num_segments);
 
 // The index of the largest (smallest) value along the scalar `dimension`;
 // the first such index on ties. The output drops that dimension and has

@@ -79,6 +79,24 @@ std::string IntListString(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
+std::vector<int64_t> ReadIndices(const Tensor& t) {
+  if (t.dtype() == DT_INT32) {
+    const int32_t* p = t.data<int32_t>();
+    return std::vector<int64_t>(p, p + t.NumElements());
+  }
+  const int64_t* p = t.data<int64_t>();
+  return std::vector<int64_t>(p, p + t.NumElements());
+}
+
+std::string PositionString(int64_t flat, const TensorShape& shape) {
+  std::vector<int64_t> idx(shape.dims());
+  for (int d = shape.dims() - 1; d >= 0; --d) {
+    idx[d] = flat % shape.dim_size(d);
+    flat /= shape.dim_size(d);
+  }
+  return IntListString(idx);
+}
+
 Status StridedCopy(OpKernelContext* ctx, const Tensor& in, int64_t in_base,
                    const std::vector<int64_t>& out_dims, const std::vector<int64_t>& in_strides,
                    Tensor* out) {

@@ -46,6 +46,13 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
 // "[2,-1,3]": a list of ints as a shape-like string for error messages.
 std::string IntListString(const std::vector<int64_t>& v);
 
+// The elements of an int32 or int64 tensor of indices, any shape, as int64s.
+std::vector<int64_t> ReadIndices(const Tensor& t);
+
+// "[1,2]": the multi-dimensional position of flat index `flat` in `shape`,
+// for errors that name an element (an index out of range).
+std::string PositionString(int64_t flat, const TensorShape& shape);
+
 // out (viewed as `out_dims`, which must hold out->NumElements() elements)
 // gets, at index (i_0, ..., i_{r-1}), the element of `in` at flat offset
 // in_base + sum_d i_d * in_strides[d]. Strides may be negative or zero.

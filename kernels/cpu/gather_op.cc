@@ -10,22 +10,6 @@
 namespace tact {
 namespace {
 
-// "[1,2]": the multi-dimensional position of flat index `flat` in `shape`.
-std::string PositionString(int64_t flat, const TensorShape& shape) {
-  std::vector<int64_t> idx(shape.dims());
-  for (int d = shape.dims() - 1; d >= 0; --d) {
-    idx[d] = flat % shape.dim_size(d);
-    flat /= shape.dim_size(d);
-  }
-  return IntListString(idx);
-}
-
-template <typename Index>
-std::vector<int64_t> ReadIndices(const Tensor& t) {
-  const Index* p = t.data<Index>();
-  return std::vector<int64_t>(p, p + t.NumElements());
-}
-
 class GatherOp : public OpKernel {
  public:
   // validate_indices is accepted for TensorFlow's sake; indices are always
@@ -37,9 +21,7 @@ class GatherOp : public OpKernel {
     OP_REQUIRES(ctx, params.dims() >= 1,
                 errors::InvalidArgument("params must be at least a vector, got shape ",
                                         params.shape().DebugString()));
-    const std::vector<int64_t> indices = indices_t.dtype() == DT_INT32
-                                             ? ReadIndices<int32_t>(indices_t)
-                                             : ReadIndices<int64_t>(indices_t);
+    const std::vector<int64_t> indices = ReadIndices(indices_t);
     const int64_t limit = params.dim_size(0);
     for (size_t i = 0; i < indices.size(); ++i) {
       OP_REQUIRES(ctx, indices[i] >= 0 && indices[i] < limit,

@@ -79,6 +79,15 @@ std::vector<Case> Cases() {
        [](const Scope& s, Output a, Output b) {
          return SoftmaxCrossEntropyWithLogits(s, a, Softmax(s, b))[0];
        }},
+      // Gather's gradient (UnsortedSegmentSum) and UnsortedSegmentSum's (Gather).
+      {"a[torch.tensor([2, 0, 2, 1])]",
+       [](const Scope& s, Output a, Output) {
+         return Gather(s, a, Const(s, Tensor::FromVector<int32_t>({2, 0, 2, 1})));
+       }},
+      {"torch.zeros(5, 4, dtype=torch.float64).index_add(0, torch.tensor([4, 0, 4]), a)",
+       [](const Scope& s, Output a, Output) {
+         return UnsortedSegmentSum(s, a, Const(s, Tensor::FromVector<int32_t>({4, 0, 4})), 5);
+       }},
       {"torch.all(a > -1, 1).double()",
        [](const Scope& s, Output a, Output) {
          return Cast(s, All(s, Greater(s, a, -1.0), 1), DT_DOUBLE);

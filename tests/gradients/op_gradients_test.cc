@@ -89,6 +89,22 @@ BINARY_TEST(SquaredDifference, -1, 1)
 BINARY_TEST(RealDiv, 0.5, 2)
 BINARY_TEST(Atan2, 0.5, 2)
 
+TEST(OpGradientsTest, UnsortedSegmentSum) {
+  // Repeated, missing and (dropped) negative ids; ids of rank 1 and 2.
+  EXPECT_LT(Check({{4, 3}},
+                  [](const Scope& s, const auto& x) {
+                    return UnsortedSegmentSum(s, x[0], Const(s, Tensor::FromVector<int32_t>({2, 0, 2, -1})),
+                                              4);
+                  }),
+            kTol);
+  EXPECT_LT(Check({{2, 2, 3}},
+                  [](const Scope& s, const auto& x) {
+                    Tensor ids = Tensor::FromVector<int64_t>({1, 1, 0, 3}, {2, 2});
+                    return UnsortedSegmentSum(s, x[0], Const(s, ids), 4);
+                  }),
+            kTol);
+}
+
 // The roundings pass no gradient (TensorFlow's rule): floor(x) * x between
 // the integers 1 and 2 has the derivative floor(x) = 1, from the Mul alone.
 TEST(OpGradientsTest, RoundingsPassNoGradient) {
