@@ -16,6 +16,10 @@ Output ScalarOf(const Scope& s, DataType t, double v) {
   return t == DT_FLOAT ? f : Cast(s, f, t);
 }
 
+Output ConjIfComplex(const Scope& s, Output x) {
+  return x.ok() && DataTypeIsComplex(x.type()) ? Conj(s, x) : x;
+}
+
 Output ReduceToShapeOf(const Scope& s, Output g, Output x, Output y, bool first) {
   Output sx = Shape(s, x), sy = Shape(s, y);
   std::vector<Output> r = BroadcastGradientArgs(s, sx, sy);

@@ -10,6 +10,9 @@ namespace grad {
 Output In(const Node* op, int i);
 // A scalar constant of dtype `t` (float or double; others via Cast).
 Output ScalarOf(const Scope& s, DataType t, double v);
+// x conjugated if it is complex, else x itself: TensorFlow's gradients of
+// complex inputs take dy * conj(f'(x)), as the *Grad kernels do.
+Output ConjIfComplex(const Scope& s, Output x);
 // Sums `g` (shaped like the broadcast result) down to the shape of `x`, as
 // the gradient of a broadcasting binary op needs.
 Output ReduceToShapeOf(const Scope& s, Output g, Output x, Output y, bool first);

@@ -14,7 +14,8 @@ namespace tact {
 
 bool IsDifferentiableType(DataType t) {
   t = BaseType(t);  // a Variable's ref output carries its value's gradient
-  return t == DT_FLOAT || t == DT_DOUBLE || t == DT_HALF || t == DT_BFLOAT16;
+  return t == DT_FLOAT || t == DT_DOUBLE || t == DT_HALF || t == DT_BFLOAT16 ||
+         t == DT_COMPLEX64 || t == DT_COMPLEX128;
 }
 
 namespace {

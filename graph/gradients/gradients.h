@@ -36,7 +36,10 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
                             const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
                             std::vector<Output>* grads);
 
-// True for the dtypes a gradient flows through (half, bfloat16, float, double).
+// True for the dtypes a gradient flows through (half, bfloat16, float,
+// double, complex64, complex128). A complex input's gradient follows
+// TensorFlow's (and PyTorch's) convention: dy * conj(f'(x)) for a
+// holomorphic f, so that for a real loss it points along steepest ascent.
 bool IsDifferentiableType(DataType t);
 
 }  // namespace tact

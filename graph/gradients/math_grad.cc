@@ -7,6 +7,7 @@
 
 namespace tact {
 namespace {
+using grad::ConjIfComplex;
 using grad::In;
 using grad::ReduceToShapeOf;
 using grad::ScalarOf;
@@ -27,10 +28,11 @@ Status SubGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return Binary(s, op, g[0], Neg(s, g[0]), out);
 }
 Status MulGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  return Binary(s, op, Mul(s, g[0], In(op, 1)), Mul(s, In(op, 0), g[0]), out);
+  Output x = ConjIfComplex(s, In(op, 0)), y = ConjIfComplex(s, In(op, 1));
+  return Binary(s, op, Mul(s, g[0], y), Mul(s, x, g[0]), out);
 }
 Status DivGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  Output x = In(op, 0), y = In(op, 1);
+  Output x = ConjIfComplex(s, In(op, 0)), y = ConjIfComplex(s, In(op, 1));
   return Binary(s, op, Div(s, g[0], y), Neg(s, Div(s, Div(s, Mul(s, g[0], x), y), y)), out);
 }
 // TensorFlow's: d(x mod y)/dx = 1 and d/dy = -floor(x / y), which holds
@@ -40,11 +42,13 @@ Status FloorModGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return Binary(s, op, g[0], Neg(s, Mul(s, g[0], FloorDiv(s, x, y))), out);
 }
 Status PowGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  Output x = In(op, 0), y = In(op, 1), z(op, 0);
+  Output x = ConjIfComplex(s, In(op, 0)), y = ConjIfComplex(s, In(op, 1));
+  Output z = ConjIfComplex(s, Output(op, 0));
   DataType t = x.type();
   Output gx = Mul(s, g[0], Mul(s, y, Pow(s, x, Sub(s, y, ScalarOf(s, t, 1)))));
-  // log(x) only where x > 0 (the gradient for y is taken as 0 elsewhere).
-  Output pos = Greater(s, x, ZerosLike(s, x));
+  // log(x) only where x > 0 (the gradient for y is taken as 0 elsewhere);
+  // for complex x, where x != 0, as TensorFlow.
+  Output pos = DataTypeIsComplex(t) ? NotEqual(s, x, ZerosLike(s, x)) : Greater(s, x, ZerosLike(s, x));
   Output safe_x = Select(s, pos, x, OnesLike(s, x));
   Output log_x = Select(s, pos, Log(s, safe_x), ZerosLike(s, x));
   Output gy = Mul(s, g[0], Mul(s, z, log_x));
@@ -85,7 +89,7 @@ Status AbsGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 Status SquareGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  Output x = In(op, 0);
+  Output x = ConjIfComplex(s, In(op, 0));
   out->push_back(Mul(s, g[0], Mul(s, x, ScalarOf(s, x.type(), 2))));
   return s.status();
 }
@@ -98,11 +102,11 @@ Status RsqrtGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 Status ExpGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  out->push_back(Mul(s, g[0], Output(op, 0)));
+  out->push_back(Mul(s, g[0], ConjIfComplex(s, Output(op, 0))));
   return s.status();
 }
 Status LogGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  out->push_back(Div(s, g[0], In(op, 0)));
+  out->push_back(Div(s, g[0], ConjIfComplex(s, In(op, 0))));
   return s.status();
 }
 Status TanhGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
@@ -135,18 +139,19 @@ Status Unary(const Scope& s, Output dx, Grads* out) {
   out->push_back(dx);
   return s.status();
 }
+// Where x may be complex, f'(x) is taken at conj(x) (see ConjIfComplex).
 // 1/x: -dy / x^2, as -dy * y^2 with y the output.
 Status ReciprocalGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  return Unary(s, Neg(s, Mul(s, g[0], Square(s, Output(op, 0)))), out);
+  return Unary(s, Neg(s, Mul(s, g[0], Square(s, ConjIfComplex(s, Output(op, 0))))), out);
 }
 Status SinGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  return Unary(s, Mul(s, g[0], Cos(s, In(op, 0))), out);
+  return Unary(s, Mul(s, g[0], Cos(s, ConjIfComplex(s, In(op, 0)))), out);
 }
 Status CosGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  return Unary(s, Neg(s, Mul(s, g[0], Sin(s, In(op, 0)))), out);
+  return Unary(s, Neg(s, Mul(s, g[0], Sin(s, ConjIfComplex(s, In(op, 0))))), out);
 }
 Status TanGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {  // 1 / cos^2
-  return Unary(s, Div(s, g[0], Square(s, Cos(s, In(op, 0)))), out);
+  return Unary(s, Div(s, g[0], Square(s, Cos(s, ConjIfComplex(s, In(op, 0))))), out);
 }
 Output OneMinusSquareRsqrt(const Scope& s, Output x) {  // 1 / sqrt(1 - x^2)
   return Rsqrt(s, Sub(s, ScalarOf(s, x.type(), 1), Square(s, x)));
@@ -162,17 +167,29 @@ Status AtanGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return Unary(s, Div(s, g[0], Add(s, ScalarOf(s, x.type(), 1), Square(s, x))), out);
 }
 Status SinhGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  return Unary(s, Mul(s, g[0], Cosh(s, In(op, 0))), out);
+  return Unary(s, Mul(s, g[0], Cosh(s, ConjIfComplex(s, In(op, 0)))), out);
 }
 Status CoshGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  return Unary(s, Mul(s, g[0], Sinh(s, In(op, 0))), out);
+  return Unary(s, Mul(s, g[0], Sinh(s, ConjIfComplex(s, In(op, 0)))), out);
 }
 Status Log1pGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  Output x = In(op, 0);
-  return Unary(s, Div(s, g[0], Add(s, ScalarOf(s, x.type(), 1), x)), out);
+  Output x = ConjIfComplex(s, In(op, 0));
+  return Unary(s, Div(s, g[0], Add(s, OnesLike(s, x), x)), out);
 }
 Status Expm1Grad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  return Unary(s, Mul(s, g[0], Exp(s, In(op, 0))), out);
+  return Unary(s, Mul(s, g[0], Exp(s, ConjIfComplex(s, In(op, 0)))), out);
+}
+Status ConjGrad(const Scope& s, Node*, const Grads& g, Grads* out) { return Unary(s, Conj(s, g[0]), out); }
+// Real and Imag: the gradient is the complex number with the part's
+// gradient in that part; Complex's parts take the gradient's parts.
+Status RealGrad(const Scope& s, Node*, const Grads& g, Grads* out) {
+  return Unary(s, Complex(s, g[0], ZerosLike(s, g[0])), out);
+}
+Status ImagGrad(const Scope& s, Node*, const Grads& g, Grads* out) {
+  return Unary(s, Complex(s, ZerosLike(s, g[0]), g[0]), out);
+}
+Status ComplexGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  return Binary(s, op, Real(s, g[0]), Imag(s, g[0]), out);
 }
 // erf'(x) = 2 / sqrt(pi) * e^(-x^2); erfc' is its negative.
 Output ErfDerivative(const Scope& s, Output x, double sign) {
@@ -337,6 +354,10 @@ REGISTER_GRADIENT_OP("Sinh", SinhGrad);
 REGISTER_GRADIENT_OP("Cosh", CoshGrad);
 REGISTER_GRADIENT_OP("Log1p", Log1pGrad);
 REGISTER_GRADIENT_OP("Expm1", Expm1Grad);
+REGISTER_GRADIENT_OP("Conj", ConjGrad);
+REGISTER_GRADIENT_OP("Real", RealGrad);
+REGISTER_GRADIENT_OP("Imag", ImagGrad);
+REGISTER_GRADIENT_OP("Complex", ComplexGrad);
 REGISTER_GRADIENT_OP("Erf", ErfGrad);
 REGISTER_GRADIENT_OP("Erfc", ErfcGrad);
 REGISTER_GRADIENT_OP("Softsign", SoftsignGrad);

@@ -20,7 +20,8 @@ bool BoolAttr(const Node* op, const char* name) {
 
 Status MatMulGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   const bool ta = BoolAttr(op, "transpose_a"), tb = BoolAttr(op, "transpose_b");
-  Output a = In(op, 0), b = In(op, 1), dz = g[0];
+  // Conjugated where complex (ConjIfComplex); BatchMatMul's adjoints do that themselves.
+  Output a = grad::ConjIfComplex(s, In(op, 0)), b = grad::ConjIfComplex(s, In(op, 1)), dz = g[0];
   if (!ta && !tb) {
     out->push_back(MatMul(s, dz, b, false, true));
     out->push_back(MatMul(s, a, dz, true, false));

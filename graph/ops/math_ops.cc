@@ -137,6 +137,18 @@ TACT_UNARY_OP("Floor", TACT_REAL);
 TACT_UNARY_OP("Ceil", TACT_REAL);
 TACT_UNARY_OP("Rint", TACT_REAL);
 TACT_UNARY_OP("Round", TACT_SIGNED ", int8, int16");
+// Complex numbers: TensorFlow's ops and attrs (Tout the part's type).
+REGISTER_OP("Conj").Input("input: T").Output("output: T")
+    .Attr("T: {complex64, complex128} = DT_COMPLEX64").SetShapeFn(shape_fn::UnchangedShape);
+REGISTER_OP("Real").Input("input: T").Output("output: Tout")
+    .Attr("T: {complex64, complex128} = DT_COMPLEX64").Attr("Tout: {float, double} = DT_FLOAT")
+    .SetShapeFn(shape_fn::UnchangedShape);
+REGISTER_OP("Imag").Input("input: T").Output("output: Tout")
+    .Attr("T: {complex64, complex128} = DT_COMPLEX64").Attr("Tout: {float, double} = DT_FLOAT")
+    .SetShapeFn(shape_fn::UnchangedShape);
+REGISTER_OP("Complex").Input("real: T").Input("imag: T").Output("out: Tout")
+    .Attr("T: {float, double} = DT_FLOAT").Attr("Tout: {complex64, complex128} = DT_COMPLEX64")
+    .SetShapeFn(shape_fn::BroadcastBinary);
 TACT_CLASSIFY_OP("IsNan");
 TACT_CLASSIFY_OP("IsInf");
 TACT_CLASSIFY_OP("IsFinite");
@@ -201,6 +213,12 @@ Output Unary(const Scope& s, const char* op, Input x) {
 Output Binary(const Scope& s, const char* op, Input x, Input y) {
   return OpBuilder(s, op).Input(x).Input(y).FinalizeOutput();
 }
+// x as a node's output (a constant gets its Const), for builders whose
+// attrs follow the input's type.
+Output AsOutput(const Scope& s, const Input& x) {
+  return x.is_constant() ? Const(s, x.constant()) : x.output();
+}
+DataType RealPartType(DataType complex) { return complex == DT_COMPLEX128 ? DT_DOUBLE : DT_FLOAT; }
 }  // namespace
 
 Output Add(const Scope& s, Input x, Input y) { return Binary(s, "Add", x, y); }
@@ -246,6 +264,21 @@ Output Floor(const Scope& s, Input x) { return Unary(s, "Floor", x); }
 Output Ceil(const Scope& s, Input x) { return Unary(s, "Ceil", x); }
 Output Rint(const Scope& s, Input x) { return Unary(s, "Rint", x); }
 Output Round(const Scope& s, Input x) { return Unary(s, "Round", x); }
+Output Conj(const Scope& s, Input x) { return Unary(s, "Conj", x); }
+// The part's type follows the number's: float for complex64, double for complex128.
+Output Real(const Scope& s, Input x) {
+  Output in = AsOutput(s, x);
+  return OpBuilder(s, "Real").Input(in).Attr("Tout", RealPartType(in.type())).FinalizeOutput();
+}
+Output Imag(const Scope& s, Input x) {
+  Output in = AsOutput(s, x);
+  return OpBuilder(s, "Imag").Input(in).Attr("Tout", RealPartType(in.type())).FinalizeOutput();
+}
+Output Complex(const Scope& s, Input real, Input imag) {
+  Output re = AsOutput(s, real);
+  const DataType t = re.type() == DT_DOUBLE ? DT_COMPLEX128 : DT_COMPLEX64;
+  return OpBuilder(s, "Complex").Input(re).Input(imag).Attr("Tout", t).FinalizeOutput();
+}
 Output IsNan(const Scope& s, Input x) { return Unary(s, "IsNan", x); }
 Output IsInf(const Scope& s, Input x) { return Unary(s, "IsInf", x); }
 Output IsFinite(const Scope& s, Input x) { return Unary(s, "IsFinite", x); }

@@ -68,6 +68,13 @@ Output Floor(const Scope& s, Input x);
 Output Ceil(const Scope& s, Input x);
 Output Rint(const Scope& s, Input x);
 Output Round(const Scope& s, Input x);
+// Complex numbers. Real and Imag give float for complex64 and double for
+// complex128; Complex(re, im) broadcasts, complex64 from floats and
+// complex128 from doubles.
+Output Conj(const Scope& s, Input x);
+Output Real(const Scope& s, Input x);
+Output Imag(const Scope& s, Input x);
+Output Complex(const Scope& s, Input real, Input imag);
 // Classification of floating values, giving bool.
 Output IsNan(const Scope& s, Input x);
 Output IsInf(const Scope& s, Input x);  // +inf or -inf

@@ -1,7 +1,8 @@
 // Element-wise math beyond the core set of cwise_unary_ops.cc: Reciprocal,
 // the trigonometric and hyperbolic functions, Log1p and Expm1, Erf and
-// Erfc, the roundings (Floor, Ceil, Rint, Round) and IsNan, IsInf and
-// IsFinite, on every type their declarations allow.
+// Erfc, the roundings (Floor, Ceil, Rint, Round), IsNan, IsInf and
+// IsFinite, and the complex parts (Conj, Real, Imag, Complex), on every
+// type their declarations allow.
 //
 // float and double go through Eigen's vectors where Eigen has the function
 // (EigenUnaryOp); the scalar Apply is the definition the tests check
@@ -122,6 +123,27 @@ struct IsFiniteF {
   static bool Apply(T x) { return std::isfinite(x); }
 };
 
+struct ConjF {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static T Apply(T x) { return std::conj(x); }
+};
+struct RealF {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static typename T::value_type Apply(T x) { return x.real(); }
+};
+struct ImagF {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  static typename T::value_type Apply(T x) { return x.imag(); }
+};
+struct ComplexF {
+  static constexpr int64_t kCost = 1;
+  template <typename R>
+  static std::complex<R> Apply(R re, R im) { return {re, im}; }
+};
+
 #define TACT_REGISTER_UNARY(T, OP, F) \
   REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), UnaryOp<T, T, F>);
 #define TACT_REGISTER_EIGEN_UNARY(T, OP, F) \
@@ -160,6 +182,18 @@ TACT_REGISTER_UNARY(int16_t, "Round", RoundF)
 TACT_CALL_FLOATING(TACT_REGISTER_CLASSIFY, "IsNan", IsNanF)
 TACT_CALL_FLOATING(TACT_REGISTER_CLASSIFY, "IsInf", IsInfF)
 TACT_CALL_FLOATING(TACT_REGISTER_CLASSIFY, "IsFinite", IsFiniteF)
+
+TACT_CALL_COMPLEX(TACT_REGISTER_UNARY, "Conj", ConjF)
+#define TACT_REGISTER_PARTS(C, R)                                                        \
+  REGISTER_KERNEL_BUILDER(Name("Real").Device(DEVICE_CPU).TypeConstraint<C>("T")         \
+                              .TypeConstraint<R>("Tout"), UnaryOp<C, R, RealF>);          \
+  REGISTER_KERNEL_BUILDER(Name("Imag").Device(DEVICE_CPU).TypeConstraint<C>("T")         \
+                              .TypeConstraint<R>("Tout"), UnaryOp<C, R, ImagF>);          \
+  REGISTER_KERNEL_BUILDER(Name("Complex").Device(DEVICE_CPU).TypeConstraint<R>("T")      \
+                              .TypeConstraint<C>("Tout"), cwise::BinaryOp<R, C, ComplexF>);
+TACT_REGISTER_PARTS(complex64, float)
+TACT_REGISTER_PARTS(complex128, double)
+#undef TACT_REGISTER_PARTS
 
 #undef TACT_REGISTER_REAL_AND_COMPLEX
 #undef TACT_REGISTER_REAL

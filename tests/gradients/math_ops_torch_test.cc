@@ -44,6 +44,21 @@ std::vector<Case> Cases() {
   auto as_double = [](Output (*op)(const Scope&, Input)) {
     return [op](const Scope& s, Output a, Output) { return Cast(s, op(s, a), DT_DOUBLE); };
   };
+  // Complex: z = a + ib, and y's real part plus twice its imaginary part,
+  // so that the real inputs a and b get the gradients (no convention for a
+  // complex gradient's conjugation can hide behind real inputs).
+  auto complex_case = [](Output (*op)(const Scope&, Input)) {
+    return [op](const Scope& s, Output a, Output b) {
+      Output y = op(s, Complex(s, a, b));
+      return Add(s, Real(s, y), Mul(s, Imag(s, y), 2.0));
+    };
+  };
+  auto complex_pair = [](Output (*op)(const Scope&, Input, Input)) {
+    return [op](const Scope& s, Output a, Output b) {
+      Output y = op(s, Complex(s, a, b), Complex(s, Mul(s, b, 0.5), Sub(s, a, 1.0)));
+      return Add(s, Real(s, y), Mul(s, Imag(s, y), 2.0));
+    };
+  };
   const std::vector<double> halves = {-3, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.49, -0.51, 7, 1e-9};
   const std::vector<double> special = {1, nan, inf, -inf, 0, -0.0, nan, 2, -inf, 1e308, -1e-308, 3};
   return {
@@ -87,6 +102,28 @@ std::vector<Case> Cases() {
       {"torch.zeros(5, 4, dtype=torch.float64).index_add(0, torch.tensor([4, 0, 4]), a)",
        [](const Scope& s, Output a, Output) {
          return UnsortedSegmentSum(s, a, Const(s, Tensor::FromVector<int32_t>({4, 0, 4})), 5);
+       }},
+      {"ri(torch.exp(z))", complex_case(Exp)},
+      {"ri(torch.log(z))", complex_case(Log)},
+      {"ri(torch.sqrt(z))", complex_case(Sqrt)},
+      {"ri(torch.rsqrt(z))", complex_case(Rsqrt)},
+      {"ri(z * z)", complex_case(Square)},
+      {"ri(torch.reciprocal(z))", complex_case(Reciprocal)},
+      {"ri(torch.sin(z))", complex_case(Sin)},
+      {"ri(torch.cos(z))", complex_case(Cos)},
+      {"ri(torch.tan(z))", complex_case(Tan), -1, 1},
+      {"ri(torch.sinh(z))", complex_case(Sinh)},
+      {"ri(torch.cosh(z))", complex_case(Cosh)},
+      {"ri(torch.tanh(z))", complex_case(Tanh), -1, 1},
+      {"ri(torch.sigmoid(z))", complex_case(Sigmoid), -1, 1},
+      {"ri(torch.conj(z))", complex_case(Conj)},
+      {"ri(z * w)", complex_pair(Mul)},
+      {"ri(z / w)", complex_pair(Div)},
+      {"ri(z - w)", complex_pair(Sub)},
+      {"ri(z @ w.T)",
+       [](const Scope& s, Output a, Output b) {
+         Output y = MatMul(s, Complex(s, a, b), Complex(s, Mul(s, b, 0.5), Sub(s, a, 1.0)), false, true);
+         return Add(s, Real(s, y), Mul(s, Imag(s, y), 2.0));
        }},
       {"torch.all(a > -1, 1).double()",
        [](const Scope& s, Output a, Output) {
@@ -134,7 +171,8 @@ TEST_F(MathOpsTorchTest, ValuesAndGradientsMatchPyTorch) {
   const std::vector<Case> cases = Cases();
   std::ostringstream script;
   script << "import torch\nimport torch.nn.functional as F\ntorch.set_num_threads(1)\n"
-         << "def out(t):\n    print(' '.join(repr(float(v)) for v in t.detach().reshape(-1)))\n";
+         << "def out(t):\n    print(' '.join(repr(float(v)) for v in t.detach().reshape(-1)))\n"
+         << "def ri(y):\n    return y.real + 2 * y.imag\n";
   // Each case's y, then (with `gradient`) d sum(y) / da and / db.
   std::vector<std::vector<std::vector<double>>> tact(cases.size());
   for (size_t c = 0; c < cases.size(); ++c) {
@@ -161,6 +199,7 @@ TEST_F(MathOpsTorchTest, ValuesAndGradientsMatchPyTorch) {
            << ".requires_grad_()\n"
            << "b = torch.tensor([" << PythonList(b) << "], dtype=torch.float64).reshape(3, 4)"
            << ".requires_grad_()\n"
+           << "z = torch.complex(a, b)\nw = torch.complex(b * 0.5, a - 1)\n"
            << "y = " << k.torch << "\nout(y)\n";
     if (k.gradient) {
       script << "y.sum().backward()\n"

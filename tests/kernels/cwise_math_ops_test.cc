@@ -148,6 +148,35 @@ TEST(CwiseMathOpsTest, RealDivAndAtan2Broadcast) {
   for (int i = 0; i < 5; ++i) EXPECT_NEAR(z.data<float>()[i], want[i], 1e-6f) << "element " << i;
 }
 
+TEST(CwiseMathOpsTest, ComplexPartsAndConjugates) {
+  Tensor z = Tensor::FromVector<complex128>({{1.5, -2}, {0, 3}, {-0.25, 0}});
+  Tensor conj = test::RunOne("Conj", {z});
+  Tensor re = test::RunOne("Real", {z}, {{"Tout", AttrValue::Type(DT_DOUBLE)}});
+  Tensor im = test::RunOne("Imag", {z}, {{"Tout", AttrValue::Type(DT_DOUBLE)}});
+  ASSERT_EQ(re.dtype(), DT_DOUBLE);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(conj.data<complex128>()[i], std::conj(z.data<complex128>()[i]));
+    EXPECT_EQ(re.data<double>()[i], z.data<complex128>()[i].real());
+    EXPECT_EQ(im.data<double>()[i], z.data<complex128>()[i].imag());
+  }
+  // Complex broadcasts its parts: [2, 1] real parts with [3] imaginary ones.
+  Tensor c = test::RunOne("Complex", {Tensor::FromVector<float>({1, 2}, {2, 1}),
+                                      Tensor::FromVector<float>({-1, 0, 5})},
+                          {{"Tout", AttrValue::Type(DT_COMPLEX64)}});
+  ASSERT_EQ(c.shape(), TensorShape({2, 3}));
+  EXPECT_EQ(c.data<complex64>()[2], complex64(1, 5));
+  EXPECT_EQ(c.data<complex64>()[3], complex64(2, -1));
+  // The builders pick the part's type from the number's.
+  Scope s = Scope::NewRootScope();
+  Output z64 = Placeholder(s, DT_COMPLEX64);
+  EXPECT_EQ(Real(s, z64).type(), DT_FLOAT);
+  EXPECT_EQ(Imag(s, Placeholder(s, DT_COMPLEX128)).type(), DT_DOUBLE);
+  EXPECT_EQ(Complex(s, Placeholder(s, DT_DOUBLE), 1.0).type(), DT_COMPLEX128);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  auto real_of_float = test::RunOp("Real", {Tensor::Scalar<float>(1)});
+  test::ExpectError(real_of_float.status(), Code::kInvalidArgument, "not in the allowed set");
+}
+
 TEST(CwiseMathOpsTest, ThreadedMatchesSingleThreadBitForBit) {
   // Not a whole number of SIMD packets, so the Eigen kernels' tails run too.
   for (const char* op : {"Sin", "Cos", "Log1p", "Expm1", "Atan", "Selu", "Softsign", "Erf"}) {
