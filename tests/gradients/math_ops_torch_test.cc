@@ -120,6 +120,16 @@ std::vector<Case> Cases() {
       {"ri(z * w)", complex_pair(Mul)},
       {"ri(z / w)", complex_pair(Div)},
       {"ri(z - w)", complex_pair(Sub)},
+      {"ri((z * w).sum(1))",
+       [](const Scope& s, Output a, Output b) {
+         Output y = Sum(s, Mul(s, Complex(s, a, b), Complex(s, Mul(s, b, 0.5), Sub(s, a, 1.0))), 1);
+         return Add(s, Real(s, y), Mul(s, Imag(s, y), 2.0));
+       }},
+      {"ri(torch.exp(z).mean(0))",
+       [](const Scope& s, Output a, Output b) {
+         Output y = Mean(s, Exp(s, Complex(s, a, b)), 0);
+         return Add(s, Real(s, y), Mul(s, Imag(s, y), 2.0));
+       }},
       {"ri(z @ w.T)",
        [](const Scope& s, Output a, Output b) {
          Output y = MatMul(s, Complex(s, a, b), Complex(s, Mul(s, b, 0.5), Sub(s, a, 1.0)), false, true);

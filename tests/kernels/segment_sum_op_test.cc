@@ -59,7 +59,8 @@ TEST(UnsortedSegmentSumTest, MatchesAPlainLoop) {
       ASSERT_TRUE(out.ok()) << out.status().ToString();
       TensorShape want_shape({c.segments});
       for (int d = c.ids_shape.dims(); d < c.data.dims(); ++d) want_shape.AddDim(c.data.dim_size(d));
-      test::ExpectClose((*out)[0], want_shape, Reference(data, c.ids, c.ids_shape.dims(), c.segments), 1e-15, 1e-15);
+      test::ExpectClose((*out)[0], want_shape,
+                        Reference(data, c.ids, c.ids_shape.dims(), c.segments), 1e-15, 1e-15);
     }
   }
 }
