@@ -224,6 +224,16 @@ Status LeakyReluGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return Unary(s, Select(s, Greater(s, x, ZerosLike(s, x)), g[0], scaled), out);
 }
 
+// A running sum's gradient is the running sum of the gradient the other way.
+Status CumsumGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  bool exclusive = false, reverse = false;
+  TACT_RETURN_IF_ERROR(GetAttr(op->attrs(), "exclusive", &exclusive));
+  TACT_RETURN_IF_ERROR(GetAttr(op->attrs(), "reverse", &reverse));
+  out->push_back(Cumsum(s, g[0], In(op, 1), exclusive, !reverse));
+  out->push_back(Output());
+  return s.status();
+}
+
 Status IdentityGrad(const Scope&, Node*, const Grads& g, Grads* out) {
   out->push_back(g[0]);
   return Status::OK();
@@ -363,6 +373,7 @@ REGISTER_GRADIENT_OP("Erfc", ErfcGrad);
 REGISTER_GRADIENT_OP("Softsign", SoftsignGrad);
 REGISTER_GRADIENT_OP("Selu", SeluGrad);
 REGISTER_GRADIENT_OP("LeakyRelu", LeakyReluGrad);
+REGISTER_GRADIENT_OP("Cumsum", CumsumGrad);
 REGISTER_GRADIENT_OP("Identity", IdentityGrad);
 REGISTER_GRADIENT_OP("AddN", AddNGrad);
 REGISTER_GRADIENT_OP("Cast", CastGrad);

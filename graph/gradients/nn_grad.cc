@@ -116,6 +116,23 @@ Status ReshapeLikeGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
+Status ReverseV2Grad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(ReverseV2(s, g[0], In(op, 1)));
+  out->push_back(Output());
+  return s.status();
+}
+
+// Summed over the dimensions the input was broadcast along.
+Status BroadcastToGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0);
+  Output x_shape = Shape(s, x);
+  std::vector<Output> r = BroadcastGradientArgs(s, x_shape, Cast(s, In(op, 1), DT_INT32));
+  if (r.size() != 2) return s.status();
+  out->push_back(Reshape(s, Sum(s, g[0], r[0]), x_shape));
+  out->push_back(Output());
+  return s.status();
+}
+
 // Transpose by the inverse permutation; the permutation must be a Const.
 Status TransposeGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Output perm = In(op, 1);
@@ -380,6 +397,24 @@ Status UnsortedSegmentSumGrad(const Scope& s, Node* op, const Grads& g, Grads* o
   return s.status();
 }
 
+// The values' gradient goes back to the positions they were taken from
+// (rows flattened: row r's index i is r * n + i of the input); the indices
+// get none.
+Status TopKGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output x = In(op, 0), indices(op, 1);
+  Output shape = Shape(s, x);
+  Output last = Reshape(s, Sub(s, Rank(s, x), 1), {1});
+  Output n = Reshape(s, Slice(s, shape, last, {1}), Shape(s, 0));
+  Output k = Reshape(s, Slice(s, Shape(s, indices), last, {1}), Shape(s, 0));
+  Output rows = Prod(s, Slice(s, shape, {0}, last), 0);
+  Output offsets = ExpandDims(s, Mul(s, Range(s, 0, rows, 1), n), 1);
+  Output flat = Reshape(s, Add(s, Reshape(s, indices, Pack(s, {rows, k})), offsets), {-1});
+  Output sums = UnsortedSegmentSum(s, Reshape(s, g[0], {-1}), flat, Size(s, x));
+  out->push_back(Reshape(s, sums, shape));
+  out->push_back(Output());
+  return s.status();
+}
+
 }  // namespace
 
 REGISTER_GRADIENT_OP("MatMul", MatMulGrad);
@@ -420,6 +455,9 @@ REGISTER_GRADIENT_OP("Concat", ConcatGrad);
 REGISTER_GRADIENT_OP("Tile", TileGrad);
 REGISTER_GRADIENT_OP("Gather", GatherGrad);
 REGISTER_GRADIENT_OP("UnsortedSegmentSum", UnsortedSegmentSumGrad);
+REGISTER_GRADIENT_OP("TopKV2", TopKGrad);
+REGISTER_GRADIENT_OP("ReverseV2", ReverseV2Grad);
+REGISTER_GRADIENT_OP("BroadcastTo", BroadcastToGrad);
 REGISTER_NO_GRADIENT_OP("ArgMax");
 REGISTER_NO_GRADIENT_OP("ArgMin");
 

@@ -363,6 +363,26 @@ Status TileShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// The shape input's value, where it is known; the input must broadcast to it.
+Status BroadcastToShape(InferenceContext* c) {
+  std::optional<std::vector<int64_t>> target = ConstInts(c, 1);
+  if (!target) {
+    c->set_output(0, UnknownDims(VectorLength(c, 1)));
+    return Status::OK();
+  }
+  for (int64_t d : *target) {
+    if (d < 0) return errors::InvalidArgument("shape has a negative dimension: ", d);
+  }
+  const PartialTensorShape to(*target);
+  TACT_ASSIGN_OR_RETURN(PartialTensorShape both, BroadcastShapes(c->input(0), to));
+  if (!both.unknown_rank() && both.dims() != to.dims()) {
+    return errors::InvalidArgument("input of shape ", c->input(0).DebugString(),
+                                   " cannot broadcast to ", to.DebugString());
+  }
+  c->set_output(0, to);
+  return Status::OK();
+}
+
 Status GatherShape(InferenceContext* c) {
   const PartialTensorShape& params = c->input(0);
   const PartialTensorShape& indices = c->input(1);
@@ -450,6 +470,10 @@ REGISTER_OP("Pad").Input("input: T").Input("paddings: Tpaddings").Output("output
     .Attr("T: type").Attr("Tpaddings: {int32, int64} = int32").SetShapeFn(PadShape);
 REGISTER_OP("Tile").Input("input: T").Input("multiples: Tmultiples").Output("output: T")
     .Attr("T: type").Attr("Tmultiples: {int32, int64} = int32").SetShapeFn(TileShape);
+REGISTER_OP("ReverseV2").Input("tensor: T").Input("axis: Tidx").Output("output: T")
+    .Attr("T: type").Attr("Tidx: {int32, int64} = int32").SetShapeFn(shape_fn::UnchangedShape);
+REGISTER_OP("BroadcastTo").Input("input: T").Input("shape: Tidx").Output("output: T")
+    .Attr("T: type").Attr("Tidx: {int32, int64} = int32").SetShapeFn(BroadcastToShape);
 REGISTER_OP("Gather").Input("params: Tparams").Input("indices: Tindices").Output("output: Tparams")
     .Attr("validate_indices: bool = true").Attr("Tparams: type").Attr("Tindices: {int32, int64}")
     .SetShapeFn(GatherShape);
@@ -463,6 +487,13 @@ REGISTER_OP("Size").Input("input: T").Output("output: out_type").Attr("T: type")
     .Attr("out_type: {int32, int64} = int32").SetShapeFn(shape_fn::ScalarShape);
 REGISTER_OP("Rank").Input("input: T").Output("output: int32").Attr("T: type")
     .SetShapeFn(shape_fn::ScalarShape);
+
+Output ReverseV2(const Scope& scope, Input tensor, Input axis) {
+  return OpBuilder(scope, "ReverseV2").Input(tensor).Input(axis).FinalizeOutput();
+}
+Output BroadcastTo(const Scope& scope, Input input, Input shape) {
+  return OpBuilder(scope, "BroadcastTo").Input(input).Input(shape).FinalizeOutput();
+}
 
 Output Reshape(const Scope& scope, Input tensor, Input shape) {
   return OpBuilder(scope, "Reshape").Input(tensor).Input(shape).FinalizeOutput();

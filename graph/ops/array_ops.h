@@ -40,6 +40,11 @@ Output StridedSlice(const Scope& scope, Input input, Input begin, Input end, Inp
 Output Pad(const Scope& scope, Input input, Input paddings);
 // Repeats `input` multiples[d] times along each dimension d.
 Output Tile(const Scope& scope, Input input, Input multiples);
+// `tensor` with the order of its elements reversed along each of `axis`'s
+// dimensions (a vector; negative ones count from the end).
+Output ReverseV2(const Scope& scope, Input tensor, Input axis);
+// `input` repeated, as NumPy broadcasting would, to `shape` (a vector).
+Output BroadcastTo(const Scope& scope, Input input, Input shape);
 // Rows of `params` (along axis 0) picked by `indices`; the output shape is
 // indices.shape + params.shape[1:].
 Output Gather(const Scope& scope, Input params, Input indices, bool validate_indices = true);

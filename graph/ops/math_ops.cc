@@ -176,6 +176,18 @@ REGISTER_OP("LogicalNot").Input("x: bool").Output("y: bool").SetShapeFn(shape_fn
 REGISTER_OP("Select").Input("condition: bool").Input("t: T").Input("e: T").Output("output: T")
     .Attr("T: type").SetShapeFn(SelectShape);
 
+// A running sum along `axis` (a scalar); `exclusive` leaves each element
+// out of its own sum, `reverse` runs from the end.
+REGISTER_OP("Cumsum").Input("x: T").Input("axis: Tidx").Output("out: T")
+    .Attr("exclusive: bool = false").Attr("reverse: bool = false")
+    .Attr("T: {" TACT_NUMERIC "}").Attr("Tidx: {int32, int64} = int32")
+    .SetShapeFn([](InferenceContext* c) {
+      if (c->input(1).dims() > 0) {
+        return errors::InvalidArgument("axis must be a scalar, got shape ", c->input(1).DebugString());
+      }
+      return shape_fn::UnchangedShape(c);
+    });
+
 REGISTER_OP("Cast").Input("x: SrcT").Output("y: DstT").Attr("SrcT: type").Attr("DstT: type")
     .SetShapeFn(shape_fn::UnchangedShape);
 REGISTER_OP("AddN").Input("inputs: N * T").Output("sum: T").Attr("N: int >= 1")
@@ -305,6 +317,11 @@ Output LogicalNot(const Scope& s, Input x) { return Unary(s, "LogicalNot", x); }
 
 Output Select(const Scope& s, Input condition, Input t, Input e) {
   return OpBuilder(s, "Select").Input(condition).Input(t).Input(e).FinalizeOutput();
+}
+
+Output Cumsum(const Scope& s, Input x, Input axis, bool exclusive, bool reverse) {
+  return OpBuilder(s, "Cumsum").Input(x).Input(axis).Attr("exclusive", exclusive)
+      .Attr("reverse", reverse).FinalizeOutput();
 }
 
 Output Cast(const Scope& s, Input x, DataType DstT) {

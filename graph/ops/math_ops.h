@@ -102,6 +102,11 @@ Output LogicalAnd(const Scope& s, Input x, Input y);
 Output LogicalOr(const Scope& s, Input x, Input y);
 Output LogicalNot(const Scope& s, Input x);
 
+// The running sum of x along `axis` (an int32/int64 scalar): out[i] = x[0]
+// + ... + x[i]; `exclusive` stops at x[i-1] (out[0] = 0), `reverse` sums
+// from the end (out[i] = x[i] + ... + x[n-1]), as tf.math.cumsum.
+Output Cumsum(const Scope& s, Input x, Input axis, bool exclusive = false, bool reverse = false);
+
 // condition ? t : e. `condition` is a scalar (choosing all of t or e), of
 // t's shape (element-wise), or a vector of t's first dimension (whole rows).
 // t and e have one shape.

@@ -181,6 +181,48 @@ Status XentShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// input [..., n] -> values and indices [..., k], where k is known.
+Status TopKShape(InferenceContext* c) {
+  const PartialTensorShape& in = c->input(0);
+  if (c->input(1).dims() > 0) {
+    return errors::InvalidArgument("k must be a scalar, got shape ", c->input(1).DebugString());
+  }
+  if (!in.unknown_rank() && in.dims() < 1) {
+    return errors::InvalidArgument("input must have at least one dimension, got shape []");
+  }
+  int64_t k = -1;
+  if (const Tensor* t = c->input_tensor(1); t != nullptr && t->dtype() == DT_INT32) {
+    k = t->data<int32_t>()[0];
+    if (k < 0) return errors::InvalidArgument("k must be >= 0, got ", k);
+    const int64_t n = in.unknown_rank() ? -1 : in.dim_size(in.dims() - 1);
+    if (n >= 0 && k > n) {
+      return errors::InvalidArgument("k = ", k, " is more than the last dimension of input ",
+                                     in.DebugString());
+    }
+  }
+  PartialTensorShape out = in;
+  if (!in.unknown_rank()) {
+    std::vector<int64_t> dims = in.dim_sizes();
+    dims.back() = k;
+    out = PartialTensorShape(dims);
+  }
+  c->set_output(0, out);
+  c->set_output(1, out);
+  return Status::OK();
+}
+
+Status InTopKShape(InferenceContext* c) {
+  TACT_RETURN_IF_ERROR(RequireRank(c->input(0), 2, "predictions"));
+  TACT_RETURN_IF_ERROR(RequireRank(c->input(1), 1, "targets"));
+  if (c->input(2).dims() > 0) {
+    return errors::InvalidArgument("k must be a scalar, got shape ", c->input(2).DebugString());
+  }
+  int64_t batch = DimOrUnknown(c->input(0), 0);
+  if (batch < 0) batch = DimOrUnknown(c->input(1), 0);
+  c->set_output(0, PartialTensorShape({batch}));
+  return Status::OK();
+}
+
 }  // namespace
 
 // TF's attrs; data_format allows NCHW so that TF graphs load, but the CPU
@@ -234,6 +276,12 @@ REGISTER_OP("SparseSoftmaxCrossEntropyWithLogits").Input("features: T").Input("l
 
 REGISTER_OP("SoftmaxCrossEntropyWithLogits").Input("features: T").Input("labels: T")
     .Output("loss: T").Output("backprop: T").Attr("T: {float, double}").SetShapeFn(XentShape);
+REGISTER_OP("TopKV2").Input("input: T").Input("k: int32").Output("values: T")
+    .Output("indices: int32").Attr("sorted: bool = true")
+    .Attr("T: {half, bfloat16, float, double, int32, int64, uint8, int8, int16}")
+    .SetShapeFn(TopKShape);
+REGISTER_OP("InTopKV2").Input("predictions: float").Input("targets: T").Input("k: T")
+    .Output("precision: bool").Attr("T: {int32, int64} = DT_INT32").SetShapeFn(InTopKShape);
 REGISTER_OP("L2Loss").Input("t: T").Output("output: T")
     .Attr("T: {half, bfloat16, float, double}").SetShapeFn(shape_fn::ScalarShape);
 
@@ -317,6 +365,14 @@ Output LogSoftmax(const Scope& s, Input logits) {
 std::vector<Output> SoftmaxCrossEntropyWithLogits(const Scope& s, Input features, Input labels) {
   return OpBuilder(s, "SoftmaxCrossEntropyWithLogits").Input(features).Input(labels)
       .FinalizeOutputs();
+}
+
+std::vector<Output> TopK(const Scope& s, Input input, Input k, bool sorted) {
+  return OpBuilder(s, "TopKV2").Input(input).Input(k).Attr("sorted", sorted).FinalizeOutputs();
+}
+
+Output InTopK(const Scope& s, Input predictions, Input targets, Input k) {
+  return OpBuilder(s, "InTopKV2").Input(predictions).Input(targets).Input(k).FinalizeOutput();
 }
 
 Output L2Loss(const Scope& s, Input t) { return OpBuilder(s, "L2Loss").Input(t).FinalizeOutput(); }

@@ -64,6 +64,19 @@ std::vector<Output> SparseSoftmaxCrossEntropyWithLogits(const Scope& s, Input fe
 // -sum(labels * log_softmax(features)), and softmax(features) - labels.
 std::vector<Output> SoftmaxCrossEntropyWithLogits(const Scope& s, Input features, Input labels);
 
+// The k largest entries of each row of `input` (its last dimension) and
+// their int32 indices: {values, indices}, each [..., k], largest first; of
+// equal values the lower index comes first. k is an int32 scalar <= the
+// last dimension. (TopKV2; `sorted` is accepted, the order always sorted.)
+std::vector<Output> TopK(const Scope& s, Input input, Input k, bool sorted = true);
+
+// For each row i of predictions [batch, classes] (float): is
+// predictions[i, targets[i]] among the row's k largest? Ties at the k-th
+// place count as in, as TensorFlow's; a target outside [0, classes) or a
+// non-finite prediction in its row gives false. InTopKV2: targets and k
+// are int32 or int64.
+Output InTopK(const Scope& s, Input predictions, Input targets, Input k);
+
 // sum(t^2) / 2 over every element, a scalar (weight decay's penalty). The
 // sum's order depends only on the number of elements.
 Output L2Loss(const Scope& s, Input t);

@@ -135,6 +135,18 @@ std::vector<Case> Cases() {
          Output y = MatMul(s, Complex(s, a, b), Complex(s, Mul(s, b, 0.5), Sub(s, a, 1.0)), false, true);
          return Add(s, Real(s, y), Mul(s, Imag(s, y), 2.0));
        }},
+      {"torch.cumsum(a, 1)", [](const Scope& s, Output a, Output) { return Cumsum(s, a, 1); }},
+      {"torch.flip(torch.cumsum(torch.flip(a, [0]), 0), [0]) - a",
+       [](const Scope& s, Output a, Output) { return Cumsum(s, a, 0, true, true); }},
+      {"torch.flip(a, [1])", [](const Scope& s, Output a, Output) { return ReverseV2(s, a, {1}); }},
+      {"a.expand(2, 3, 4) * b.expand(2, 3, 4)",
+       [](const Scope& s, Output a, Output b) {
+         return Mul(s, BroadcastTo(s, a, {2, 3, 4}), BroadcastTo(s, b, {2, 3, 4}));
+       }},
+      {"torch.topk(a, 2).values", [](const Scope& s, Output a, Output) { return TopK(s, a, 2)[0]; }},
+      {"torch.topk(a, 3).indices.double()",
+       [](const Scope& s, Output a, Output) { return Cast(s, TopK(s, a, 3)[1], DT_DOUBLE); },
+       -2, 2, false},
       {"torch.all(a > -1, 1).double()",
        [](const Scope& s, Output a, Output) {
          return Cast(s, All(s, Greater(s, a, -1.0), 1), DT_DOUBLE);

@@ -105,6 +105,22 @@ TEST(OpGradientsTest, UnsortedSegmentSum) {
             kTol);
 }
 
+TEST(OpGradientsTest, CumsumReverseBroadcastToTopK) {
+  for (bool exclusive : {false, true}) {
+    for (bool reverse : {false, true}) {
+      EXPECT_LT(Check({{3, 4}},
+                      [=](const Scope& s, const auto& x) { return Cumsum(s, x[0], 1, exclusive, reverse); }),
+                kTol);
+    }
+  }
+  EXPECT_LT(Check({{2, 3, 2}}, [](const Scope& s, const auto& x) { return ReverseV2(s, x[0], {0, 2}); }),
+            kTol);
+  EXPECT_LT(Check({{3, 1}}, [](const Scope& s, const auto& x) { return BroadcastTo(s, x[0], {2, 3, 4}); }),
+            kTol);
+  // Distinct random values: no tie can move under the checker's nudges.
+  EXPECT_LT(Check({{2, 3, 5}}, [](const Scope& s, const auto& x) { return TopK(s, x[0], 3)[0]; }), kTol);
+}
+
 // The roundings pass no gradient (TensorFlow's rule): floor(x) * x between
 // the integers 1 and 2 has the derivative floor(x) = 1, from the Mul alone.
 TEST(OpGradientsTest, RoundingsPassNoGradient) {
