@@ -52,6 +52,24 @@ inline Tensor RunOne(const std::string& op, const std::vector<Tensor>& inputs, A
   return (*out)[0];
 }
 
+// `op` on random T in [lo, hi) against `ref` applied in double, over
+// shapes that take every path of a kernel: a scalar, empty tensors, odd
+// sizes.
+template <typename T>
+void CheckUnary(const std::string& op, const std::function<double(double)>& ref, double lo = -3,
+                double hi = 3, AttrMap attrs = {}) {
+  uint32_t seed = 100;
+  for (const TensorShape& shape : {TensorShape({}), TensorShape({0}), TensorShape({7}),
+                                   TensorShape({3, 4, 5}), TensorShape({2, 0, 3})}) {
+    SCOPED_TRACE(op + " " + DataTypeString(DataTypeToEnum<T>::value) + " " + shape.DebugString());
+    Tensor x = Random<T>(shape, seed++, lo, hi);
+    Tensor y = RunOne(op, {x}, attrs);
+    ASSERT_TRUE(y.IsInitialized());
+    EXPECT_EQ(y.dtype(), x.dtype());
+    ExpectClose(y, shape, RefUnary(x, ref), 2e-6, 1e-6);
+  }
+}
+
 // Output 0 of `op`'s shape function on the given input shapes.
 inline StatusOr<PartialTensorShape> InferShape(const std::string& op,
                                                std::vector<PartialTensorShape> inputs,

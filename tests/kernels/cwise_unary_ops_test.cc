@@ -10,24 +10,7 @@
 namespace tact {
 namespace {
 
-const std::vector<TensorShape>& Shapes() {
-  static const std::vector<TensorShape> shapes = {{}, {0}, {7}, {3, 4, 5}, {2, 0, 3}};
-  return shapes;
-}
-
-template <typename T>
-void CheckUnary(const std::string& op, const std::function<double(double)>& ref, double lo = -3,
-                double hi = 3, double rtol = 2e-6) {
-  uint32_t seed = 100;
-  for (const TensorShape& shape : Shapes()) {
-    SCOPED_TRACE(op + " " + DataTypeString(DataTypeToEnum<T>::value) + " " + shape.DebugString());
-    Tensor x = test::Random<T>(shape, seed++, lo, hi);
-    Tensor y = test::RunOne(op, {x});
-    ASSERT_TRUE(y.IsInitialized());
-    EXPECT_EQ(y.dtype(), x.dtype());
-    test::ExpectClose(y, shape, test::RefUnary(x, ref), rtol, 1e-6);
-  }
-}
+using test::CheckUnary;
 
 double Sign(double x) { return (x > 0) - (x < 0); }
 double Relu(double x) { return x > 0 ? x : 0; }
