@@ -100,4 +100,17 @@ StatusOr<double> ComputeGradientError(const Scope& scope, const std::vector<Outp
   return max_err;
 }
 
+StatusOr<double> GradientErrorOf(const std::vector<TensorShape>& shapes,
+                                 const BuildFromInputs& build, double lo, double hi) {
+  Scope s = Scope::NewRootScope();
+  std::vector<Output> xs;
+  std::vector<Tensor> vals;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    xs.push_back(Placeholder(s.WithOpName("x" + std::to_string(i)), DT_DOUBLE));
+    vals.push_back(RandomDoubles(shapes[i], 17 + i, lo, hi));
+  }
+  Output y = build(s, xs);
+  return ComputeGradientError(s, xs, vals, y);
+}
+
 }  // namespace tact

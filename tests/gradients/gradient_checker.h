@@ -4,6 +4,7 @@
 // Graphs run through a Session; each x is a DT_DOUBLE Placeholder.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "graph/scope.h"
@@ -21,6 +22,13 @@ StatusOr<double> ComputeGradientError(const Scope& scope, const std::vector<Outp
 StatusOr<std::vector<Tensor>> RunGraph(const Scope& scope, const std::vector<Output>& xs,
                                        const std::vector<Tensor>& x_values,
                                        const std::vector<Output>& fetches);
+
+// Builds y from DT_DOUBLE Placeholders "x0", "x1", ... of `shapes`, fed
+// RandomDoubles in [lo, hi) (seeds 17, 18, ...), and returns
+// ComputeGradientError for every one of them.
+using BuildFromInputs = std::function<Output(const Scope&, const std::vector<Output>& xs)>;
+StatusOr<double> GradientErrorOf(const std::vector<TensorShape>& shapes,
+                                 const BuildFromInputs& build, double lo = -1, double hi = 1);
 
 // A double tensor of `shape` with values uniform in [lo, hi) (fixed seed).
 Tensor RandomDoubles(const TensorShape& shape, unsigned seed, double lo = -1, double hi = 1);

@@ -11,15 +11,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <sstream>
 
 #include "graph/gradients/gradients.h"
 #include "graph/ops/all_ops.h"
-#include "tests/apps/run_command.h"
 #include "tests/gradients/gradient_checker.h"
+#include "tests/gradients/torch_reference.h"
 
 namespace tact {
 namespace {
@@ -158,32 +156,10 @@ std::vector<Case> Cases() {
   };
 }
 
-std::string PythonList(const Tensor& t) {
-  std::ostringstream out;
-  out.precision(17);
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    const double v = t.data<double>()[i];
-    if (std::isnan(v)) {
-      out << "float('nan'),";
-    } else if (std::isinf(v)) {
-      out << (v < 0 ? "-" : "") << "float('inf'),";
-    } else {
-      out << v << ",";
-    }
-  }
-  return out.str();
-}
-
-std::vector<double> Flat(const Tensor& t) {
-  std::vector<double> v(t.NumElements());
-  for (int64_t i = 0; i < t.NumElements(); ++i) v[i] = t.data<double>()[i];
-  return v;
-}
-
 class MathOpsTorchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (test::RunCommand("/usr/bin/python3 -c 'import torch' 2>&1").status != 0) {
+    if (!test::TorchAvailable()) {
       GTEST_SKIP() << "PyTorch is not installed (scripts/setup_peers.sh installs it)";
     }
   }
@@ -192,9 +168,7 @@ class MathOpsTorchTest : public ::testing::Test {
 TEST_F(MathOpsTorchTest, ValuesAndGradientsMatchPyTorch) {
   const std::vector<Case> cases = Cases();
   std::ostringstream script;
-  script << "import torch\nimport torch.nn.functional as F\ntorch.set_num_threads(1)\n"
-         << "def out(t):\n    print(' '.join(repr(float(v)) for v in t.detach().reshape(-1)))\n"
-         << "def ri(y):\n    return y.real + 2 * y.imag\n";
+  script << test::kTorchPreamble << "def ri(y):\n    return y.real + 2 * y.imag\n";
   // Each case's y, then (with `gradient`) d sum(y) / da and / db.
   std::vector<std::vector<std::vector<double>>> tact(cases.size());
   for (size_t c = 0; c < cases.size(); ++c) {
@@ -216,11 +190,9 @@ TEST_F(MathOpsTorchTest, ValuesAndGradientsMatchPyTorch) {
     }
     auto got = RunGraph(s, {pa, pb}, {a, b}, fetches);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
-    for (const Tensor& t : *got) tact[c].push_back(Flat(t));
-    script << "a = torch.tensor([" << PythonList(a) << "], dtype=torch.float64).reshape(3, 4)"
-           << ".requires_grad_()\n"
-           << "b = torch.tensor([" << PythonList(b) << "], dtype=torch.float64).reshape(3, 4)"
-           << ".requires_grad_()\n"
+    for (const Tensor& t : *got) tact[c].push_back(test::FlatDoubles(t));
+    script << "a = " << test::TorchTensor(a) << ".requires_grad_()\n"
+           << "b = " << test::TorchTensor(b) << ".requires_grad_()\n"
            << "z = torch.complex(a, b)\nw = torch.complex(b * 0.5, a - 1)\n"
            << "y = " << k.torch << "\nout(y)\n";
     if (k.gradient) {
@@ -229,34 +201,15 @@ TEST_F(MathOpsTorchTest, ValuesAndGradientsMatchPyTorch) {
              << "out(b.grad if b.grad is not None else torch.zeros(12))\n";
     }
   }
-  char dir[] = "/tmp/tact_torch_XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string path = std::string(dir) + "/ops.py";
-  std::ofstream(path) << script.str();
-  test::CommandResult r = test::RunCommand("/usr/bin/python3 " + path + " 2>&1");
-  std::system(("rm -rf " + std::string(dir)).c_str());
-  ASSERT_EQ(r.status, 0) << r.out;
-  std::istringstream lines(r.out);
+  auto torch = test::RunTorchScript(script.str());
+  ASSERT_TRUE(torch.ok()) << torch.status().ToString();
+  size_t line = 0;
   for (size_t c = 0; c < cases.size(); ++c) {
     SCOPED_TRACE(cases[c].torch);
-    for (size_t i = 0; i < tact[c].size(); ++i) {
+    for (size_t i = 0; i < tact[c].size(); ++i, ++line) {
       SCOPED_TRACE(i == 0 ? "values" : i == 1 ? "gradient for a" : "gradient for b");
-      std::string line;
-      ASSERT_TRUE(std::getline(lines, line)) << r.out;
-      std::istringstream in(line);
-      std::vector<double> torch;
-      for (std::string word; in >> word;) torch.push_back(std::strtod(word.c_str(), nullptr));
-      ASSERT_EQ(torch.size(), tact[c][i].size()) << line;
-      for (size_t j = 0; j < torch.size(); ++j) {
-        const double want = torch[j], got = tact[c][i][j];
-        if (std::isnan(want) || std::isinf(want)) {
-          EXPECT_TRUE(std::isnan(want) ? std::isnan(got) : got == want)
-              << "element " << j << ": tact " << got << ", PyTorch " << want;
-          continue;
-        }
-        EXPECT_NEAR(got, want, 1e-10 * (1 + std::fabs(want)))
-            << "element " << j << ": tact " << got << ", PyTorch " << want;
-      }
+      ASSERT_LT(line, torch->size());
+      test::ExpectMatches(tact[c][i], (*torch)[line], 1e-10);
     }
   }
 }

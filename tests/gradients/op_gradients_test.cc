@@ -12,22 +12,10 @@ namespace {
 
 constexpr double kTol = 1e-6;
 
-using Build = std::function<Output(const Scope&, const std::vector<Output>&)>;
-
-// Builds y from Placeholders of `shapes` fed random values in [lo, hi).
-double Check(const std::vector<TensorShape>& shapes, const Build& build, double lo = -1,
-             double hi = 1) {
-  Scope s = Scope::NewRootScope();
-  std::vector<Output> xs;
-  std::vector<Tensor> vals;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    std::string name = "x";
-    name += std::to_string(i);
-    xs.push_back(Placeholder(s.WithOpName(name), DT_DOUBLE));
-    vals.push_back(RandomDoubles(shapes[i], 17 + i, lo, hi));
-  }
-  Output y = build(s, xs);
-  auto err = ComputeGradientError(s, xs, vals, y);
+// GradientErrorOf, or 1e9 after failing the test on an error.
+double Check(const std::vector<TensorShape>& shapes, const BuildFromInputs& build,
+             double lo = -1, double hi = 1) {
+  auto err = GradientErrorOf(shapes, build, lo, hi);
   EXPECT_TRUE(err.ok()) << err.status().ToString();
   return err.ok() ? *err : 1e9;
 }
