@@ -2,6 +2,7 @@
 #pragma once
 
 #include "graph/ops/array_ops.h"
+#include "graph/ops/batch_norm_ops.h"
 #include "graph/ops/cond.h"
 #include "graph/ops/control_flow_ops.h"
 #include "graph/ops/core_ops.h"
