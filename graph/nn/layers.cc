@@ -1,7 +1,9 @@
 #include "graph/nn/layers.h"
 
+#include <algorithm>
 #include <functional>
 
+#include "graph/attr_value.h"
 #include "graph/nn/initializers.h"
 #include "graph/ops/all_ops.h"
 
@@ -136,6 +138,111 @@ Output Dropout(const Scope& scope, Output x, double rate, Output training, int64
     Output seeds = Pack(s, {Const(s, Tensor::Scalar<int64_t>(seed)), Identity(s, step)});
     return StatelessRandomUniform(s, shape, seeds, dt);
   });
+}
+
+namespace {
+
+struct BatchNormVariables {
+  Output gamma, beta, moving_mean, moving_variance;
+};
+
+// y in one mode, from the values given (the variables, or their Switch
+// outputs). Training also assigns the new running averages, and y waits for
+// both assignments, so that a run that fetches y has updated them.
+Output BatchNormMode(const Scope& s, const BatchNormVariables& v, const BatchNormVariables& values,
+                     Output x, double momentum, double epsilon, bool training) {
+  const FusedBatchNormAttrs attrs{.epsilon = static_cast<float>(epsilon),
+                                  .exponential_avg_factor = static_cast<float>(1 - momentum),
+                                  .is_training = training};
+  FusedBatchNormOutputs bn = FusedBatchNorm(s, x, values.gamma, values.beta, values.moving_mean,
+                                            values.moving_variance, attrs);
+  if (!training) return bn.y;
+  Output mean = Assign(s.WithOpName("update_moving_mean"), v.moving_mean, bn.batch_mean);
+  Output var = Assign(s.WithOpName("update_moving_variance"), v.moving_variance, bn.batch_variance);
+  return Identity(s.WithControlDependencies({mean, var}), bn.y);
+}
+
+using Normalise = std::function<Output(const Scope&, Output x4, const BatchNormVariables&)>;
+
+// The layer's variables and checks; `normalise` builds the rest on x viewed
+// as rank 4 ([rows, 1, 1, C] where x is not).
+Output BatchNormalizationWith(const Scope& scope, Output x, double momentum, double epsilon,
+                              const Normalise& normalise) {
+  Scope s = scope.NewSubScope("batch_normalization");
+  if (!(momentum >= 0 && momentum <= 1) || !(epsilon > 0)) {
+    s.UpdateStatus(errors::InvalidArgument("batch_normalization: momentum must lie in [0, 1] ",
+                                           "and epsilon be > 0, got ", momentum, " and ", epsilon));
+    return Output();
+  }
+  if (!x.ok()) return Output();
+  const int rank = x.node->output_shape(x.index).dims();
+  if (rank < 2 || rank > 4) {
+    s.UpdateStatus(errors::InvalidArgument("batch_normalization: input '", x.name(),
+                                           "' must have rank 2 to 4, has shape ",
+                                           x.node->output_shape(x.index).DebugString()));
+    return Output();
+  }
+  const int64_t c = StaticDim(s, x, -1, -1, "batch_normalization");
+  if (c < 0 || !s.ok()) return Output();
+  const DataType u = BaseType(x.type()) == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT;
+  const TensorShape shape({c});
+  BatchNormVariables v;
+  v.gamma = VariableWithInit(s, "gamma", shape, ConstantInit(1), u);
+  v.beta = VariableWithInit(s, "beta", shape, ZerosInit(), u);
+  v.moving_mean = VariableWithInit(s, "moving_mean", shape, ZerosInit(), u, /*trainable=*/false);
+  v.moving_variance =
+      VariableWithInit(s, "moving_variance", shape, ConstantInit(1), u, /*trainable=*/false);
+  if (rank == 4) return normalise(s, x, v);
+  Output y = normalise(s, Reshape(s, x, Tensor::FromVector<int64_t>({-1, 1, 1, c})), v);
+  // Back to x's shape, as a constant where at most one dimension is
+  // unknown, so that the layers after this one see the static shape.
+  std::vector<int64_t> dims = x.node->output_shape(x.index).dim_sizes();
+  if (std::count(dims.begin(), dims.end(), -1) > 1) return Reshape(s, y, Shape(s, x));
+  return Reshape(s, y, Tensor::FromVector<int64_t>(dims));
+}
+
+}  // namespace
+
+Output BatchNormalization(const Scope& scope, Output x, bool training, double momentum,
+                          double epsilon) {
+  return BatchNormalizationWith(scope, x, momentum, epsilon,
+                                [&](const Scope& s, Output x4, const BatchNormVariables& v) {
+                                  return BatchNormMode(s, v, v, x4, momentum, epsilon, training);
+                                });
+}
+
+Output BatchNormalization(const Scope& scope, Output x, Output training, double momentum,
+                          double epsilon) {
+  if (training.ok() && training.type() != DT_BOOL) {
+    scope.UpdateStatus(errors::InvalidArgument("batch_normalization: training must be a bool ",
+                                               "scalar, got ", DataTypeString(training.type())));
+    return Output();
+  }
+  // A constant mode builds that mode alone, as Keras's smart_cond does: an
+  // inference graph then holds no assignment and freezes.
+  if (training.ok() && training.node->op() == "Const") {
+    auto it = training.node->attrs().find("value");
+    if (it != training.node->attrs().end() && it->second.kind() == AttrValue::Kind::kTensor &&
+        it->second.tensor().NumElements() == 1) {
+      return BatchNormalization(scope, x, it->second.tensor().data<bool>()[0], momentum, epsilon);
+    }
+  }
+  return BatchNormalizationWith(
+      scope, x, momentum, epsilon, [&](const Scope& s, Output x4, const BatchNormVariables& v) {
+        // Every input enters both modes through a Switch on `training`, so
+        // the mode not taken sees dead inputs: its kernel and (in
+        // inference) the assignments do not run.
+        const SwitchOutputs in = Switch(s, x4, training), g = Switch(s, v.gamma, training),
+                            b = Switch(s, v.beta, training), m = Switch(s, v.moving_mean, training),
+                            var = Switch(s, v.moving_variance, training);
+        const BatchNormVariables on_true{g.output_true, b.output_true, m.output_true,
+                                         var.output_true};
+        const BatchNormVariables on_false{g.output_false, b.output_false, m.output_false,
+                                          var.output_false};
+        Output train = BatchNormMode(s, v, on_true, in.output_true, momentum, epsilon, true);
+        Output infer = BatchNormMode(s, v, on_false, in.output_false, momentum, epsilon, false);
+        return Merge(s, {infer, train}).output;
+      });
 }
 
 int64_t CountParameters(const Scope& scope) {

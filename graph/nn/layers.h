@@ -56,6 +56,27 @@ Output Dropout(const Scope& scope, Output x, double rate, Output training, int64
 // again the masks it drew before the fault.
 Output Dropout(const Scope& scope, Output x, double rate, Output training, int64_t seed, Output step);
 
+// Batch normalization over the last dimension (the channels), as
+// tf.keras.layers.BatchNormalization: y = gamma * (x - mean) /
+// sqrt(variance + epsilon) + beta, through FusedBatchNormV3
+// (graph/ops/batch_norm_ops.h). Training: mean and variance are the
+// batch's, over every dimension but the last, and each run moves the
+// running averages towards them: moving = momentum * moving + (1 -
+// momentum) * batch, the variance unbiased. Not training: the running
+// averages normalise. Variables, under "batch_normalization/": gamma (ones)
+// and beta (zeros), trainable; moving_mean (zeros) and moving_variance
+// (ones), not trainable, so optimizers leave them and checkpoints keep them.
+// x is [batch, ..., C] of rank 2 to 4 with C known; float, half and
+// bfloat16 keep float statistics, double double ones. momentum must lie in
+// [0, 1] and epsilon be > 0.
+Output BatchNormalization(const Scope& scope, Output x, bool training, double momentum = 0.99,
+                          double epsilon = 1e-3);
+// The same with the mode decided at Run time by a bool scalar: only the
+// mode that runs computes, and the running averages move only in runs fed
+// true. A Const `training` builds its mode alone, as the bool overload.
+Output BatchNormalization(const Scope& scope, Output x, Output training, double momentum = 0.99,
+                          double epsilon = 1e-3);
+
 // The number of elements over every trainable variable of the scope's graph.
 int64_t CountParameters(const Scope& scope);
 
