@@ -24,6 +24,7 @@
 #include "apps/cluster/local_cluster.h"
 #include "apps/cluster/process_cpu.h"
 #include "apps/train/trainer.h"
+#include "graph/nn/models.h"
 
 namespace tact::apps {
 namespace {
@@ -113,7 +114,7 @@ int RunDistributedBench(const DistributedBenchFlags& f) {
 void AddBenchDistributed(CLI::App& bench, std::function<int()>& run) {
   auto f = std::make_shared<DistributedBenchFlags>();
   CLI::App* cmd = bench.add_subcommand("distributed", "cluster training images/s beside one process's");
-  cmd->add_option("--model", f->model, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
+  cmd->add_option("--model", f->model, "mlp, cnn or cnn_bn")->check(CLI::IsMember(ModelNames()));
   cmd->add_option("--data", f->data, "directory of the gzip IDX files");
   cmd->add_option("--ps", f->ps, "parameter-server tasks");
   cmd->add_option("--workers", f->workers, "worker tasks, each with a share of every batch");

@@ -5,6 +5,7 @@
 // number of right predictions); with --train it is a training step (fetch
 // the loss, target Adam's update).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "apps/cli/commands.h"
 #include "apps/cli/graph_dot.h"
 #include "apps/train/train_graph.h"
+#include "graph/nn/models.h"
 #include "placement/plan.h"
 
 namespace tact::apps {
@@ -68,8 +70,9 @@ int RunGraph(const GraphOptions& o) {
     return 1;
   };
   // Checked here, not by CLI11, whose validation errors exit 105.
-  if (o.model != "mlp" && o.model != "cnn") {
-    return fail("unknown --model '" + o.model + "' (mlp or cnn)");
+  const std::vector<std::string>& models = ModelNames();
+  if (std::find(models.begin(), models.end(), o.model) == models.end()) {
+    return fail("unknown --model '" + o.model + "' (mlp, cnn or cnn_bn)");
   }
   // Placing on 100,000 devices ran out of memory; `tact bench place` stops at 4096 too.
   if (o.devices < 1 || o.devices > 4096) {
@@ -124,7 +127,7 @@ void AddGraphCommand(CLI::App& app, std::function<int()>& run) {
   auto o = std::make_shared<GraphOptions>();
   CLI::App* cmd = app.add_subcommand(
       "graph", "place and partition a model's graph on CPU devices; write GraphViz DOT");
-  cmd->add_option("--model", o->model, "mlp or cnn");
+  cmd->add_option("--model", o->model, "mlp, cnn or cnn_bn");
   cmd->add_flag("--train", o->train, "the training step (gradients, Adam), not evaluation");
   cmd->add_option("--devices", o->devices, "CPU devices to place on");
   cmd->add_option("--dot", o->dot, "write the partitioned graph here as GraphViz DOT");

@@ -20,7 +20,7 @@ namespace tact::apps {
 inline constexpr const char* kInferenceOutputs[] = {"logits:0", "probabilities:0", "classes:0"};
 
 // With the model's Variables (checkpoint/freeze_checkpoint.h freezes them).
-// InvalidArgument for a model name other than mlp or cnn.
+// InvalidArgument for a model name that BuildModel does not know.
 StatusOr<GraphDef> BuildInferenceGraph(const std::string& model);
 
 }  // namespace tact::apps

@@ -206,6 +206,50 @@ void Replicate(GraphDef& def, const std::set<std::string>& tower, const std::set
   for (NodeDef& c : clones) def.nodes.push_back(std::move(c));
 }
 
+// The Assigns that the tower's input reaches: the model's own state
+// updates (BatchNormalization's running averages), not the initializers.
+std::vector<Node*> TowerAssigns(const Graph& g, Node* images) {
+  std::vector<bool> seen(g.num_node_ids(), false);
+  std::vector<Node*> work = {images}, assigns;
+  seen[images->id()] = true;
+  while (!work.empty()) {
+    Node* n = work.back();
+    work.pop_back();
+    if (n->op() == "Assign") assigns.push_back(n);
+    for (const Edge* e : n->out_edges()) {
+      if (!seen[e->dst->id()]) {
+        seen[e->dst->id()] = true;
+        work.push_back(e->dst);
+      }
+    }
+  }
+  return assigns;
+}
+
+// Sync mode: each tower computes its share's new state, and one Assign
+// writes their mean, once per step with the averaged update (returned, for
+// the train op to wait for), in place of one racing Assign per tower. The
+// AddN joins `sums`, whose input k the cloning gives to tower k.
+std::vector<Output> AverageStateUpdates(const Scope& s, Node* images, int workers,
+                                        std::set<std::string>* sums) {
+  std::vector<Output> updates;
+  for (Node* old : TowerAssigns(*s.graph(), images)) {
+    Output ref, value;
+    for (const Edge* e : old->in_edges()) {
+      if (e->IsControlEdge()) continue;
+      (e->dst_input == 0 ? ref : value) = Output(e->src, e->src_output);
+    }
+    Scope avg = s.NewSubScope("replicas");
+    auto sum = AddN(avg, std::vector<Input>(static_cast<size_t>(workers), value));
+    sums->insert(sum.node->name());
+    auto mean = Mul(avg, sum, 1.0f / static_cast<float>(workers));
+    const std::string name = old->name();
+    s.graph()->RemoveNode(old);  // and its control edges into the tower
+    updates.push_back(Assign(avg.WithOpName(name), ref, mean));
+  }
+  return updates;
+}
+
 }  // namespace
 
 StatusOr<ReplicatedTrainGraph> BuildReplicatedTrainGraph(const TrainOptions& opt,
@@ -234,7 +278,11 @@ StatusOr<ReplicatedTrainGraph> BuildReplicatedTrainGraph(const TrainOptions& opt
     averaging[m.vars[i].node->name()] = {sum.node->name(), mean.node->name()};
     gv.emplace_back(mean, m.vars[i]);
   }
+  // Before the optimizer, whose own Assigns (Adam's beta powers) the input reaches too.
+  const std::vector<Output> state_updates =
+      r.sync ? AverageStateUpdates(s, m.images.node, r.workers, &sums) : std::vector<Output>{};
   TACT_ASSIGN_OR_RETURN(Output train_op, AddTrainOp(s, opt, gv, m.global_step));
+  for (const Output& u : state_updates) s.graph()->AddControlEdge(u.node, train_op.node);
   Node* init = InitAllVariables(s);
   ReplicatedTrainGraph g;
   g.variables = VariableReads(s);

@@ -25,13 +25,33 @@ Output Cnn(const Scope& s, Output images, Output training, int64_t seed, Output 
   return Dense(s, x, 10, nullptr, seed + 4);
 }
 
+// The cnn with batch normalization after each convolution and the dense
+// layer, before its ReLU, as Keras models place it. The convolutions keep
+// their bias, so that the layers are the cnn's; beta makes it redundant.
+Output CnnBn(const Scope& s, Output images, Output training, int64_t seed, Output step) {
+  Output x = Conv2DLayer(s, images, 32, {5, 5}, {1, 1}, "SAME", nullptr, seed);
+  x = MaxPool2DLayer(s, Relu(s, BatchNormalization(s, x, training)), {2, 2}, {2, 2}, "VALID");
+  x = Conv2DLayer(s, x, 64, {5, 5}, {1, 1}, "SAME", nullptr, seed + 1);
+  x = MaxPool2DLayer(s, Relu(s, BatchNormalization(s, x, training)), {2, 2}, {2, 2}, "VALID");
+  x = Dense(s, Flatten(s, x), 1024, nullptr, seed + 2);
+  x = Dropout(s, Relu(s, BatchNormalization(s, x, training)), 0.4, training, seed + 3, step);
+  return Dense(s, x, 10, nullptr, seed + 4);
+}
+
 }  // namespace
+
+const std::vector<std::string>& ModelNames() {
+  static const std::vector<std::string> names = {"mlp", "cnn", "cnn_bn"};
+  return names;
+}
 
 Output BuildModel(const Scope& scope, const std::string& model, Output images, Output training,
                   int64_t seed, Output step) {
   if (model == "mlp") return Mlp(scope, images, seed);
   if (model == "cnn") return Cnn(scope, images, training, seed, step);
-  scope.UpdateStatus(errors::InvalidArgument("unknown model '", model, "': expected mlp or cnn"));
+  if (model == "cnn_bn") return CnnBn(scope, images, training, seed, step);
+  scope.UpdateStatus(
+      errors::InvalidArgument("unknown model '", model, "': expected mlp, cnn or cnn_bn"));
   return Output();
 }
 

@@ -4,13 +4,20 @@
 //   cnn: the TensorFlow layers tutorial's network: conv 5x5x32 SAME + ReLU,
 //        max-pool 2x2, conv 5x5x64 SAME + ReLU, max-pool 2x2, dense 1024 +
 //        ReLU, dropout 0.4, dense 10.
+//   cnn_bn: the cnn with BatchNormalization (momentum 0.99) before each
+//        ReLU; its running averages are variables that training moves and
+//        checkpoints keep.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "graph/scope.h"
 
 namespace tact {
+
+// The names BuildModel knows, for the commands' --model flags.
+const std::vector<std::string>& ModelNames();
 
 // images: float [B, 28, 28, 1]; training: a bool scalar (dropout is on only
 // when it is true); step: the int64 global step, which with `seed` decides

@@ -29,6 +29,13 @@ def model(name):
     if name == "mlp":
         return nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128),
                              nn.ReLU(), nn.Linear(128, 10))
+    if name == "cnn_bn":  # tact's BatchNormalization: momentum 0.99 (PyTorch's 0.01), eps 1e-3
+        bn2, bn1 = (lambda c: nn.BatchNorm2d(c, eps=1e-3, momentum=0.01),
+                    lambda c: nn.BatchNorm1d(c, eps=1e-3, momentum=0.01))
+        return nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), bn2(32), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Conv2d(32, 64, 5, padding=2), bn2(64), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Flatten(), nn.Linear(3136, 1024), bn1(1024), nn.ReLU(),
+                             nn.Dropout(0.4), nn.Linear(1024, 10))
     return nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Flatten(), nn.Linear(3136, 1024), nn.ReLU(), nn.Dropout(0.4),
