@@ -35,6 +35,7 @@ void AddBenchCommand(CLI::App& app, std::function<int()>& run) {
   AddBenchInput(*bench, run);
   AddBenchServe(*bench, run);
   AddBenchEmbedding(*bench, run);
+  AddBenchBatchNorm(*bench, run);
 }
 
 }  // namespace tact::apps

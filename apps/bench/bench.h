@@ -158,6 +158,10 @@ void AddBenchServe(CLI::App& bench, std::function<int()>& run);
 // embedding lookup's gradient beside a plain loop and the one-hot product.
 void AddBenchEmbedding(CLI::App& bench, std::function<int()>& run);
 
+// `tact bench batchnorm --shape N,H,W,C [--threads T] [--runs R] [--json]`:
+// batch normalization's forward and gradient beside a memcpy and PyTorch.
+void AddBenchBatchNorm(CLI::App& bench, std::function<int()>& run);
+
 // `tact bench checkpoint --params N [--reps R] [--dir D] [--json]`: a
 // checkpoint's save and restore beside raw write+fsync and read.
 void AddBenchCheckpoint(CLI::App& bench, std::function<int()>& run);
