@@ -126,21 +126,22 @@ class FusedBatchNormOp : public BatchNormBase {
         var[j] = ctx->input(4).data<U>()[j];
       }
     }
-    // y = x * a + b per channel.
-    std::vector<U> a(c), b(c);
+    // y = (x - m) * a + offset per channel, centred first as TensorFlow's
+    // kernel does: x * a + b would lose the spread of a channel whose mean
+    // is large against it.
+    std::vector<U> m(c), a(c);
     const U* scale = ctx->input(1).data<U>();
     const U* offset = ctx->input(2).data<U>();
     for (int64_t j = 0; j < c; ++j) {
-      const double aj = static_cast<double>(scale[j]) / std::sqrt(var[j] + epsilon_);
-      a[j] = static_cast<U>(aj);
-      b[j] = static_cast<U>(static_cast<double>(offset[j]) - mean[j] * aj);
+      m[j] = static_cast<U>(mean[j]);
+      a[j] = static_cast<U>(static_cast<double>(scale[j]) / std::sqrt(var[j] + epsilon_));
     }
     const T* xp = x.data<T>();
     T* yp = y->data<T>();
     ParallelFor(ctx, v.rows, c * 2, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         for (int64_t j = 0; j < c; ++j) {
-          yp[r * c + j] = static_cast<T>(static_cast<U>(xp[r * c + j]) * a[j] + b[j]);
+          yp[r * c + j] = static_cast<T>((static_cast<U>(xp[r * c + j]) - m[j]) * a[j] + offset[j]);
         }
       }
     });

@@ -228,6 +228,10 @@ TEST(FusedBatchNormTest, ALargeMeanDoesNotCancelTheVariance) {
   const Moments m = BatchMoments(test::ToDoubles(x), 2);
   test::ExpectClose((*out)[3], TensorShape({2}), m.mean, 1e-7, 0);
   test::ExpectClose((*out)[4], TensorShape({2}), m.var, 1e-5, 0);
+  // y keeps the spread: x - mean first, in float, was within 0.0032 of the
+  // double reference here; x * a + (offset - mean * a) was 0.012 off.
+  const std::vector<double> one(2, 1.0);
+  test::ExpectClose((*out)[0], shape, Normalised(test::ToDoubles(x), m, one, one, 1e-3), 0, 0.005);
 }
 
 TEST(FusedBatchNormTest, SixteenBitTypesComputeInFloat) {
