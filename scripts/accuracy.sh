@@ -9,25 +9,27 @@
 # TheCnnLearnsFromASubsetToAStatedAccuracy.
 #
 #   scripts/accuracy.sh [EPOCHS] [-- more tact train flags]
+#   MODEL=cnn_bn MIN_ACCURACY=0.9 scripts/accuracy.sh 3   # another model
 set -euo pipefail
 cd "$(dirname "$0")/.."
 epochs=10
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then epochs=$1; shift; fi
 if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; fi
 min=${MIN_ACCURACY:-0.91}
+model=${MODEL:-cnn}
 tact=build/apps/tact
 [ -x "$tact" ] || scripts/build.sh > /dev/null
 out=$(mktemp -t tact_accuracy_XXXXXX)
 trap 'rm -f "$out"' EXIT
-"$tact" train --model cnn --epochs "$epochs" --threads 2 --json "$@" | tee "$out"
+"$tact" train --model "$model" --epochs "$epochs" --threads 2 --json "$@" | tee "$out"
 last=$(sed -n 's/.*"test_accuracy":\([0-9.]*\).*/\1/p' "$out" | tail -1)
 if [ -z "$last" ]; then
   echo "accuracy: no JSON line with test_accuracy" >&2
   exit 1
 fi
 if awk -v a="$last" -v m="$min" 'BEGIN { exit !(a >= m) }'; then
-  echo "accuracy: $last after $epochs epochs, at or above $min"
+  echo "accuracy: $model, $last after $epochs epochs, at or above $min"
 else
-  echo "accuracy: $last after $epochs epochs, below $min" >&2
+  echo "accuracy: $model, $last after $epochs epochs, below $min" >&2
   exit 1
 fi

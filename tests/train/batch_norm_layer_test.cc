@@ -74,7 +74,8 @@ TEST(BatchNormLayerTest, TrainingMovesTheAveragesAndInferenceUsesThem) {
   for (int step = 0; step < 3; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
     Tensor x = Batch(8, 3, step);
-    auto y = AsDoubles<float>(Fetch(session.get(), "y", {{"x", x}, {"training", Tensor::Scalar<bool>(true)}}));
+    auto y = AsDoubles<float>(
+        Fetch(session.get(), "y", {{"x", x}, {"training", Tensor::Scalar<bool>(true)}}));
     std::vector<double> mean, var;
     Moments(AsDoubles<float>(x), 3, &mean, &var);
     test::ExpectNear(y, Normalise(AsDoubles<float>(x), mean, var), 1e-5);
