@@ -78,7 +78,7 @@ class TactExportTest : public ::testing::Test {
   Result Tact(const std::string& args) {
     return test::RunCommand(std::string(TACT_BINARY) + " " + args + " 2>&1");
   }
-  // The check script in `mode` (data, mlp or cnn); `step`: the mlp's checkpoint.
+  // The check script in `mode` (data, mlp, cnn or cnn_bn); `step`: the mlp's checkpoint.
   Result Python(const std::string& mode, const std::string& step = "") {
     return test::RunCommand("/usr/bin/python3 " + dir_ + "/check.py " + mode + " " + dir_ + " " +
                             std::to_string(kTestImages) + " " + step + " 2>&1");
@@ -184,6 +184,21 @@ TEST_F(TactExportTest, ACnnFromAClustersShardedCheckpointAtAStepItNames) {
   ASSERT_EQ(check.status, 0) << check.out;
   EXPECT_NEAR(Printed(check.out, "accuracy"), trained, 2.0 / kTestImages) << check.out;
   EXPECT_GT(trained, 0.3);  // 40 steps: past chance (0.1), no further
+}
+
+// cnn_bn, exported: its batch normalization in inference mode alone (no
+// Switch, no assignment to freeze), normalising by the checkpoint's running
+// averages as the trainer's evaluation does: the same accuracy on the same
+// images.
+TEST_F(TactExportTest, ACnnWithBatchNormalizationNormalisesByItsRunningAverages) {
+  const double trained = Train("--model cnn_bn --max-steps 40 --checkpoint-every-steps 20");
+  Result e = Tact("export --model cnn_bn --checkpoint-dir " + dir_ + "/ck --out " + dir_ + "/model.capnp");
+  ASSERT_EQ(e.status, 0) << e.out;
+  Infer("pixels");
+  Result check = Python("cnn_bn");
+  ASSERT_EQ(check.status, 0) << check.out;
+  EXPECT_NEAR(Printed(check.out, "accuracy"), trained, 2.0 / kTestImages) << check.out;
+  EXPECT_GT(trained, 0.15);  // past chance; 40 steps leave the averages far from the batches'
 }
 
 TEST_F(TactExportTest, AMissingOrForeignCheckpointAndAnUnwritableFileAreNamed) {
