@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <vector>
 #include <string>
 
@@ -26,6 +27,13 @@ namespace tact::apps {
 // The middle of `v` (the upper of the two middles when `v` has an even
 // size); `v` must not be empty.
 double Median(std::vector<double> v);
+
+// The path of scripts/peer/`name`, the peers that benchmarks run beside
+// tact, in the source tree (TACT_SOURCE_DIR where set).
+std::string PeerScript(const std::string& name);
+// What the shell command `cmd` prints on stdout, or nullopt where it
+// cannot start or exits with another status than 0.
+std::optional<std::string> CommandOutput(const std::string& cmd);
 
 // `tact bench matmul --n N --threads T [--transpose_a] [--transpose_b] [--runs R]
 // [--reps K] [--json]`.

@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -114,20 +113,14 @@ std::vector<double> TimeMemcpy(const Options& o) {
 
 // PyTorch's figures, or null where the peer cannot run.
 nlohmann::ordered_json TimePytorch(const Options& o) {
-  const char* src = std::getenv("TACT_SOURCE_DIR");
-  std::string cmd = o.python + " " + (src ? src : TACT_SOURCE_DIR_DEFAULT) +
-                    "/scripts/peer/pytorch_batchnorm.py --shape";
+  std::string cmd = o.python + " " + PeerScript("pytorch_batchnorm.py") + " --shape";
   for (int64_t d : o.shape) cmd += " " + std::to_string(d);
   cmd += " --threads " + std::to_string(o.threads) + " --runs " + std::to_string(o.runs) +
          " --reps " + std::to_string(kCallsPerRun) + " 2>/dev/null";
   nlohmann::ordered_json none = {{"pytorch_forward_ms", nullptr}, {"pytorch_train_ms", nullptr}};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return none;
-  std::string out;
-  char buf[1024];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  if (pclose(p) != 0) return none;
-  const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  const std::optional<std::string> out = CommandOutput(cmd);
+  if (!out) return none;
+  const nlohmann::json j = nlohmann::json::parse(*out, nullptr, false);
   if (j.is_discarded() || !j.contains("forward_ms") || !j.contains("train_ms")) return none;
   return {{"pytorch_forward_ms", Spread(j["forward_ms"].get<std::vector<double>>())},
           {"pytorch_train_ms", Spread(j["train_ms"].get<std::vector<double>>())}};

@@ -84,21 +84,13 @@ constexpr PeerSetting kPeerSettings[] = {
 // images/s from scripts/peer/pytorch_train.py, or a negative number if it
 // cannot run here.
 double PytorchImagesPerSec(const TrainBenchFlags& f, int threads, const char* env) {
-  const char* src = std::getenv("TACT_SOURCE_DIR");
-  const std::string script =
-      std::string(src ? src : TACT_SOURCE_DIR_DEFAULT) + "/scripts/peer/pytorch_train.py";
-  const std::string cmd = std::string(env) + f.python + " " + script + " --model " + f.model + " --data " + f.data +
-                          " --steps " + std::to_string(f.steps) + " --batch " +
-                          std::to_string(f.batch) + " --threads " + std::to_string(threads) +
-                          " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return -1;
-  std::string out;
-  char buf[1024];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  if (pclose(p) != 0) return -1;
-  const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  const std::string cmd = std::string(env) + f.python + " " + PeerScript("pytorch_train.py") +
+                          " --model " + f.model + " --data " + f.data + " --steps " +
+                          std::to_string(f.steps) + " --batch " + std::to_string(f.batch) +
+                          " --threads " + std::to_string(threads) + " 2>/dev/null";
+  const std::optional<std::string> out = CommandOutput(cmd);
+  if (!out) return -1;
+  const nlohmann::json j = nlohmann::json::parse(*out, nullptr, false);
   if (j.is_discarded() || !j.contains("images_per_sec")) return -1;
   return j["images_per_sec"].get<double>();
 }
