@@ -39,6 +39,15 @@ Node* OpBuilder::Finalize() {
         scope_.UpdateStatus(errors::InvalidArgument("an input of a new '", op_, "' node is empty"));
         return nullptr;
       }
+      // A node without that output (a NoOp, as a train op is) can only be
+      // a control dependency.
+      if (o.index < 0 || o.index >= o.node->num_outputs()) {
+        scope_.UpdateStatus(errors::InvalidArgument(
+            "an input of a new '", op_, "' node is output ", o.index, " of ", o.node->ErrorPrefix(),
+            "which has ", o.node->num_outputs(), " output(s); a node without outputs can only be a ",
+            "control dependency"));
+        return nullptr;
+      }
     }
   }
   const std::string name = scope_.NodeName(op_);

@@ -132,6 +132,16 @@ TEST(ScopeTest, EmptyInputsAndUnknownOpsAreErrors) {
   Output v = Variable(s3, {2});
   EXPECT_FALSE(Assign(s3.WithOpName("a"), 1.0f, v).ok());  // a constant is not a ref
   ExpectError(s3.status(), Code::kInvalidArgument, "expects float_ref");
+  // A NoOp (a train op) has no output to read: an error, not a wild read.
+  Scope s4 = Scope::NewRootScope();
+  Node* train = NoOp(s4.WithOpName("train"));
+  EXPECT_FALSE(Identity(s4, Output(train)).ok());
+  ExpectError(s4.status(), Code::kInvalidArgument,
+              "an input of a new 'Identity' node is output 0 of node 'train' (op 'NoOp'): which has 0 "
+              "output(s); a node without outputs can only be a control dependency");
+  Scope s5 = Scope::NewRootScope();
+  EXPECT_FALSE(Identity(s5, Output(Const(s5, Tensor::Scalar<float>(1.0f)).node, 3)).ok());
+  ExpectError(s5.status(), Code::kInvalidArgument, "is output 3 of node 'Const' (op 'Const'): ");
 }
 
 TEST(ScopeTest, WithOpNameNamesTheNodeNotItsConstants) {
