@@ -19,6 +19,25 @@ Status UnchangedShape(InferenceContext* c) {
   return Status::OK();
 }
 
+Status CheckSlices(InferenceContext* c, int ref, int indices, int updates) {
+  const PartialTensorShape& r = c->input(ref);
+  const PartialTensorShape& ids = c->input(indices);
+  if (r.dims() == 0) {
+    return errors::InvalidArgument("input ", ref, " must be at least a vector to pick rows from");
+  }
+  if (r.unknown_rank() || ids.unknown_rank()) return Status::OK();
+  std::vector<int64_t> dims = ids.dim_sizes();
+  dims.insert(dims.end(), r.dim_sizes().begin() + 1, r.dim_sizes().end());
+  const PartialTensorShape want(dims);
+  if (!want.IsCompatibleWith(c->input(updates))) {
+    return errors::InvalidArgument("input ", updates, " has shape ", c->input(updates).DebugString(),
+                                   " but rows of input ", ref, " (", r.DebugString(),
+                                   ") picked by input ", indices, " (", ids.DebugString(),
+                                   ") have shape ", want.DebugString());
+  }
+  return Status::OK();
+}
+
 Status ScalarShape(InferenceContext* c) {
   for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, PartialTensorShape({}));
   return Status::OK();

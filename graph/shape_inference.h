@@ -52,6 +52,10 @@ Status UnchangedShape(InferenceContext* c);   // output 0 = input 0
 Status ScalarShape(InferenceContext* c);      // every output a scalar
 // NumPy broadcasting of inputs 0 and 1 into output 0.
 Status BroadcastBinary(InferenceContext* c);
+// Checks that input `updates` can be the rows of input `ref` picked by
+// input `indices` (shape indices.shape + ref.shape[1:], as Scatter* and
+// SparseApply* take them), naming the input that does not fit.
+Status CheckSlices(InferenceContext* c, int ref, int indices, int updates);
 }  // namespace shape_fn
 
 // Broadcasts two partial shapes by NumPy's rules; InvalidArgument if they

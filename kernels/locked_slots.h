@@ -13,6 +13,8 @@
 // gives each Var whose buffer someone else still holds (a value read earlier
 // in the step) a fresh copy made by `copy`, so that the earlier reader keeps
 // what it read. The locks are held until the LockedSlots is destroyed.
+// The sparse updates (SparseApply*, Scatter*) pass a check of their own in
+// place of the gradient's shape.
 #pragma once
 
 #include <algorithm>
@@ -36,6 +38,19 @@ class LockedSlots {
   // `ports[i]` is the input port of slot i (slot 0 is var).
   Status Acquire(OpKernelContext* ctx, const std::array<int, N>& ports,
                  const std::array<const char*, N>& names, const Tensor& grad, const SlotCopy& copy) {
+    return Acquire(ctx, ports, names, copy, [&](const TensorShape& shape) -> Status {
+      if (grad.shape() == shape) return Status::OK();
+      return errors::InvalidArgument("the gradient has shape ", grad.shape().DebugString(),
+                                     " but var (variable '", vars_[0]->name(), "') has shape ",
+                                     shape.DebugString());
+    });
+  }
+
+  // As above, with `check` (given var's shape) in place of the gradient's
+  // shape check: the sparse updates check the rows they pick with it.
+  Status Acquire(OpKernelContext* ctx, const std::array<int, N>& ports,
+                 const std::array<const char*, N>& names, const SlotCopy& copy,
+                 const std::function<Status(const TensorShape&)>& check) {
     for (int i = 0; i < N; ++i) {
       TACT_ASSIGN_OR_RETURN(vars_[i], VarFromRef(ctx->input(ports[i])));
     }
@@ -59,11 +74,7 @@ class LockedSlots {
                                        vars_[0]->name(), "') has shape ", shape.DebugString());
       }
     }
-    if (grad.shape() != shape) {
-      return errors::InvalidArgument("the gradient has shape ", grad.shape().DebugString(),
-                                     " but var (variable '", vars_[0]->name(), "') has shape ",
-                                     shape.DebugString());
-    }
+    TACT_RETURN_IF_ERROR(check(shape));
     for (auto& v : vars_) {
       Tensor* t = v->tensor();
       if (t->buffer().use_count() == 1) continue;
@@ -72,6 +83,7 @@ class LockedSlots {
     return Status::OK();
   }
 
+  const std::string& var_name() const { return vars_[0]->name(); }
   void* data(int i) { return vars_[i]->tensor()->raw_data(); }
   int64_t size() const { return vars_[0]->tensor()->NumElements(); }
 

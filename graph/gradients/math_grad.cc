@@ -391,6 +391,7 @@ REGISTER_NO_GRADIENT_OP("StopGradient");
 REGISTER_NO_GRADIENT_OP("OneHot");  // as TensorFlow: on_value and off_value are constants
 REGISTER_NO_GRADIENT_OP("Range");  // as TensorFlow: it makes indices, its length a step function
 REGISTER_NO_GRADIENT_OP("Sign");
+REGISTER_NO_GRADIENT_OP("Unique");  // as TensorFlow: it picks elements, its idx are indices
 REGISTER_NO_GRADIENT_OP("FloorDiv");  // as TensorFlow: a step function
 REGISTER_NO_GRADIENT_OP("Floor");  // the rounding ones too, as TensorFlow
 REGISTER_NO_GRADIENT_OP("Ceil");

@@ -394,6 +394,16 @@ Status GatherShape(InferenceContext* c) {
   return Status::OK();
 }
 
+Status UniqueShape(InferenceContext* c) {
+  const PartialTensorShape& x = c->input(0);
+  if (!x.unknown_rank() && x.dims() != 1) {
+    return errors::InvalidArgument("x must be a vector, got shape ", x.DebugString());
+  }
+  c->set_output(0, PartialTensorShape({-1}));
+  c->set_output(1, x.unknown_rank() ? PartialTensorShape({-1}) : x);
+  return Status::OK();
+}
+
 Status PackShape(InferenceContext* c) {
   PartialTensorShape merged;
   for (int i = 0; i < c->num_inputs(); ++i) {
@@ -477,6 +487,8 @@ REGISTER_OP("BroadcastTo").Input("input: T").Input("shape: Tidx").Output("output
 REGISTER_OP("Gather").Input("params: Tparams").Input("indices: Tindices").Output("output: Tparams")
     .Attr("validate_indices: bool = true").Attr("Tparams: type").Attr("Tindices: {int32, int64}")
     .SetShapeFn(GatherShape);
+REGISTER_OP("Unique").Input("x: T").Output("y: T").Output("idx: out_idx").Attr("T: type")
+    .Attr("out_idx: {int32, int64} = int32").SetShapeFn(UniqueShape);
 REGISTER_OP("Pack").Input("values: N * T").Output("output: T").Attr("N: int >= 1")
     .Attr("T: type").Attr("axis: int = 0").SetShapeFn(PackShape);
 REGISTER_OP("Unpack").Input("value: T").Output("output: num * T").Attr("num: int >= 0")
@@ -549,6 +561,10 @@ Output Gather(const Scope& scope, Input params, Input indices, bool validate_ind
 
 Output Pack(const Scope& scope, const std::vector<Input>& values, int64_t axis) {
   return OpBuilder(scope, "Pack").InputList(values).Attr("axis", axis).FinalizeOutput();
+}
+
+std::vector<Output> Unique(const Scope& scope, Input x, DataType out_idx) {
+  return OpBuilder(scope, "Unique").Input(x).Attr("out_idx", out_idx).FinalizeOutputs();
 }
 
 std::vector<Output> Unpack(const Scope& scope, Input value, int64_t num, int64_t axis) {

@@ -48,6 +48,10 @@ Output BroadcastTo(const Scope& scope, Input input, Input shape);
 // Rows of `params` (along axis 0) picked by `indices`; the output shape is
 // indices.shape + params.shape[1:].
 Output Gather(const Scope& scope, Input params, Input indices, bool validate_indices = true);
+// The distinct elements of the vector x in the order they first appear (y),
+// and for each element of x its position in y (idx, of out_idx: int32 or
+// int64), so that x[i] == y[idx[i]]: {y, idx}.
+std::vector<Output> Unique(const Scope& scope, Input x, DataType out_idx = DT_INT32);
 // Stacks tensors of one shape along a new dimension `axis`.
 Output Pack(const Scope& scope, const std::vector<Input>& values, int64_t axis = 0);
 // The `num` tensors along dimension `axis` of `value`.

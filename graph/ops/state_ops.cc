@@ -29,6 +29,20 @@ REGISTER_OP("AssignAdd").Input("ref: Ref(T)").Input("value: T").Output("output_r
 REGISTER_OP("AssignSub").Input("ref: Ref(T)").Input("value: T").Output("output_ref: Ref(T)")
     .Attr("T: {float, double, int32, int64, half, bfloat16, complex64, complex128}")
     .Attr("use_locking: bool = false").SetShapeFn(shape_fn::UnchangedShape);
+// TensorFlow's Scatter ops: rows of ref picked by indices (any shape) take
+// updates (indices.shape + ref.shape[1:]).
+#define TACT_SCATTER_OP(name, types)                                                          \
+  REGISTER_OP(name).Input("ref: Ref(T)").Input("indices: Tindices").Input("updates: T")       \
+      .Output("output_ref: Ref(T)").Attr("T: " types).Attr("Tindices: {int32, int64}")         \
+      .Attr("use_locking: bool = false").SetShapeFn([](InferenceContext* c) {                  \
+        TACT_RETURN_IF_ERROR(shape_fn::CheckSlices(c, 0, 1, 2));                               \
+        c->set_output(0, c->input(0));                                                         \
+        return Status::OK();                                                                   \
+      })
+TACT_SCATTER_OP("ScatterAdd", "{float, double, int32, int64, half, bfloat16, complex64, complex128}");
+TACT_SCATTER_OP("ScatterSub", "{float, double, int32, int64, half, bfloat16, complex64, complex128}");
+TACT_SCATTER_OP("ScatterUpdate", "type");
+#undef TACT_SCATTER_OP
 REGISTER_OP("IsVariableInitialized").Input("ref: Ref(dtype)").Output("is_initialized: bool")
     .Attr("dtype: type").SetShapeFn(shape_fn::ScalarShape);
 REGISTER_OP("ResetContainer").Output("dropped: int64").Attr("container: string")
@@ -56,6 +70,22 @@ Output AssignAdd(const Scope& scope, Input ref, Input value, bool use_locking) {
 
 Output AssignSub(const Scope& scope, Input ref, Input value, bool use_locking) {
   return OpBuilder(scope, "AssignSub").Input(ref).Input(value)
+      .Attr("use_locking", use_locking).FinalizeOutput();
+}
+
+Output ScatterAdd(const Scope& scope, Input ref, Input indices, Input updates, bool use_locking) {
+  return OpBuilder(scope, "ScatterAdd").Input(ref).Input(indices).Input(updates)
+      .Attr("use_locking", use_locking).FinalizeOutput();
+}
+
+Output ScatterSub(const Scope& scope, Input ref, Input indices, Input updates, bool use_locking) {
+  return OpBuilder(scope, "ScatterSub").Input(ref).Input(indices).Input(updates)
+      .Attr("use_locking", use_locking).FinalizeOutput();
+}
+
+Output ScatterUpdate(const Scope& scope, Input ref, Input indices, Input updates,
+                     bool use_locking) {
+  return OpBuilder(scope, "ScatterUpdate").Input(ref).Input(indices).Input(updates)
       .Attr("use_locking", use_locking).FinalizeOutput();
 }
 

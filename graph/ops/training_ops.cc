@@ -26,6 +26,18 @@ Status ApplyShape(InferenceContext* c, std::initializer_list<int> same,
   return Status::OK();
 }
 
+// The sparse form: as ApplyShape, and grad holds the rows of var that the
+// vector `indices` picks.
+Status SparseApplyShape(InferenceContext* c, std::initializer_list<int> same,
+                        std::initializer_list<int> scalars, int grad, int indices) {
+  const PartialTensorShape& ids = c->input(indices);
+  if (!ids.unknown_rank() && ids.dims() != 1) {
+    return errors::InvalidArgument("indices must be a vector, got shape ", ids.DebugString());
+  }
+  TACT_RETURN_IF_ERROR(shape_fn::CheckSlices(c, 0, indices, grad));
+  return ApplyShape(c, same, scalars);
+}
+
 }  // namespace
 
 REGISTER_OP("ApplyGradientDescent")
@@ -59,6 +71,30 @@ REGISTER_OP("ApplyAdagradV2")
     .Input("grad: T").Output("out: Ref(T)").Attr("T: {float, double}")
     .Attr("use_locking: bool = false").Attr("update_slots: bool = true")
     .SetShapeFn([](InferenceContext* c) { return ApplyShape(c, {1, 4}, {2, 3}); });
+REGISTER_OP("SparseApplyMomentum")
+    .Input("var: Ref(T)").Input("accum: Ref(T)").Input("lr: T").Input("grad: T")
+    .Input("indices: Tindices").Input("momentum: T").Output("out: Ref(T)")
+    .Attr("T: {float, double}").Attr("Tindices: {int32, int64}").Attr("use_locking: bool = false")
+    .Attr("use_nesterov: bool = false")
+    .SetShapeFn([](InferenceContext* c) { return SparseApplyShape(c, {1}, {2, 5}, 3, 4); });
+REGISTER_OP("SparseApplyRMSProp")
+    .Input("var: Ref(T)").Input("ms: Ref(T)").Input("mom: Ref(T)").Input("lr: T")
+    .Input("rho: T").Input("momentum: T").Input("epsilon: T").Input("grad: T")
+    .Input("indices: Tindices").Output("out: Ref(T)").Attr("T: {float, double}")
+    .Attr("Tindices: {int32, int64}").Attr("use_locking: bool = false")
+    .SetShapeFn([](InferenceContext* c) { return SparseApplyShape(c, {1, 2}, {3, 4, 5, 6}, 7, 8); });
+REGISTER_OP("SparseApplyAdagrad")
+    .Input("var: Ref(T)").Input("accum: Ref(T)").Input("lr: T").Input("grad: T")
+    .Input("indices: Tindices").Output("out: Ref(T)").Attr("T: {float, double}")
+    .Attr("Tindices: {int32, int64}").Attr("use_locking: bool = false")
+    .Attr("update_slots: bool = true")
+    .SetShapeFn([](InferenceContext* c) { return SparseApplyShape(c, {1}, {2}, 3, 4); });
+REGISTER_OP("SparseApplyAdagradV2")
+    .Input("var: Ref(T)").Input("accum: Ref(T)").Input("lr: T").Input("epsilon: T")
+    .Input("grad: T").Input("indices: Tindices").Output("out: Ref(T)").Attr("T: {float, double}")
+    .Attr("Tindices: {int32, int64}").Attr("use_locking: bool = false")
+    .Attr("update_slots: bool = true")
+    .SetShapeFn([](InferenceContext* c) { return SparseApplyShape(c, {1}, {2, 3}, 4, 5); });
 REGISTER_OP("CheckNumerics")
     .Input("tensor: T").Output("output: T").Attr("T: {float, double}")
     .Attr("message: string").SetShapeFn(shape_fn::UnchangedShape);
@@ -100,6 +136,35 @@ Output ApplyAdagradV2(const Scope& s, Input var, Input accum, Input lr, Input ep
   return OpBuilder(s, "ApplyAdagradV2").Input(var).Input(accum).Input(lr).Input(epsilon)
       .Input(grad).Attr("use_locking", use_locking).Attr("update_slots", update_slots)
       .FinalizeOutput();
+}
+
+Output SparseApplyMomentum(const Scope& s, Input var, Input accum, Input lr, Input grad,
+                           Input indices, Input momentum, bool use_locking, bool use_nesterov) {
+  return OpBuilder(s, "SparseApplyMomentum").Input(var).Input(accum).Input(lr).Input(grad)
+      .Input(indices).Input(momentum).Attr("use_locking", use_locking)
+      .Attr("use_nesterov", use_nesterov).FinalizeOutput();
+}
+
+Output SparseApplyRMSProp(const Scope& s, Input var, Input ms, Input mom, Input lr, Input rho,
+                          Input momentum, Input epsilon, Input grad, Input indices,
+                          bool use_locking) {
+  return OpBuilder(s, "SparseApplyRMSProp").Input(var).Input(ms).Input(mom).Input(lr).Input(rho)
+      .Input(momentum).Input(epsilon).Input(grad).Input(indices).Attr("use_locking", use_locking)
+      .FinalizeOutput();
+}
+
+Output SparseApplyAdagrad(const Scope& s, Input var, Input accum, Input lr, Input grad,
+                          Input indices, bool use_locking, bool update_slots) {
+  return OpBuilder(s, "SparseApplyAdagrad").Input(var).Input(accum).Input(lr).Input(grad)
+      .Input(indices).Attr("use_locking", use_locking).Attr("update_slots", update_slots)
+      .FinalizeOutput();
+}
+
+Output SparseApplyAdagradV2(const Scope& s, Input var, Input accum, Input lr, Input epsilon,
+                            Input grad, Input indices, bool use_locking, bool update_slots) {
+  return OpBuilder(s, "SparseApplyAdagradV2").Input(var).Input(accum).Input(lr).Input(epsilon)
+      .Input(grad).Input(indices).Attr("use_locking", use_locking)
+      .Attr("update_slots", update_slots).FinalizeOutput();
 }
 
 Output CheckNumerics(const Scope& s, Input tensor, const std::string& message) {

@@ -21,6 +21,15 @@
 //   ApplyAdagradV2:       accum += grad^2              (unless update_slots is false)
 //                         var -= lr * grad / (sqrt(accum) + epsilon)
 //
+// The SparseApply* ops take the gradient of some rows only: `indices` is a
+// vector of rows of var and grad has shape [indices.size] + var.shape[1:];
+// the formula above runs on those rows of var and of every slot, in the
+// order of indices, and every other row stays as it was (so a row's
+// momentum or RMSProp average does not move while no gradient reaches it,
+// as in TensorFlow). An index out of range fails the step before any row
+// changes. A row named twice is updated twice; the optimizers sum
+// duplicates first (graph/nn/optimizers.h).
+//
 // use_locking is accepted for TensorFlow's signature; the CPU kernels always
 // hold the Vars' mutexes while updating (kernels/cpu/training_ops.cc).
 // The hyper-parameters are scalars; every slot (accum, m, v, ms, mom) must already be
@@ -50,6 +59,18 @@ Output ApplyAdagrad(const Scope& s, Input var, Input accum, Input lr, Input grad
                     bool use_locking = false, bool update_slots = true);
 Output ApplyAdagradV2(const Scope& s, Input var, Input accum, Input lr, Input epsilon, Input grad,
                       bool use_locking = false, bool update_slots = true);
+
+Output SparseApplyMomentum(const Scope& s, Input var, Input accum, Input lr, Input grad,
+                           Input indices, Input momentum, bool use_locking = false,
+                           bool use_nesterov = false);
+Output SparseApplyRMSProp(const Scope& s, Input var, Input ms, Input mom, Input lr, Input rho,
+                          Input momentum, Input epsilon, Input grad, Input indices,
+                          bool use_locking = false);
+Output SparseApplyAdagrad(const Scope& s, Input var, Input accum, Input lr, Input grad,
+                          Input indices, bool use_locking = false, bool update_slots = true);
+Output SparseApplyAdagradV2(const Scope& s, Input var, Input accum, Input lr, Input epsilon,
+                            Input grad, Input indices, bool use_locking = false,
+                            bool update_slots = true);
 
 // `tensor` unchanged if every element is finite; otherwise the step fails
 // with InvalidArgument "<message> : Tensor had NaN values" (or "Inf").

@@ -1,5 +1,5 @@
 // ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyRMSProp,
-// ApplyAdagrad(V2) and CheckNumerics.
+// ApplyAdagrad(V2), their SparseApply* forms, and CheckNumerics.
 //
 // The Apply* kernels update their Vars in place under the Vars' mutexes
 // (taken in address order, so two steps updating overlapping sets cannot
@@ -7,7 +7,8 @@
 // writing when someone else still holds it: a value read earlier in the
 // step keeps what it read. The update itself is one plain loop over raw
 // pointers that the compiler vectorises; big tensors are split across the
-// device's threads by ParallelFor.
+// device's threads by ParallelFor. The sparse forms run the same formula
+// on the rows their indices pick (kernels/cpu/picked_rows.h).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/picked_rows.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/locked_slots.h"
 #include "kernels/variable.h"
@@ -191,6 +193,111 @@ class ApplyAdagradOp : public OpKernel {
   bool update_slots_ = true;
 };
 
+// The rows a SparseApply* op updates: input `indices_port`, a vector,
+// picks the rows of the slots that the gradient (input `grad_port`) holds.
+template <int N>
+Status AcquireSparse(OpKernelContext* ctx, LockedSlots<N>* slots, const std::array<int, N>& ports,
+                     const std::array<const char*, N>& names, int grad_port, int indices_port,
+                     std::vector<int64_t>* rows, int64_t* row_size) {
+  const Tensor& indices = ctx->input(indices_port);
+  if (indices.dims() != 1) {
+    return errors::InvalidArgument("indices must be a vector, got shape ",
+                                   indices.shape().DebugString());
+  }
+  return AcquireRows<N>(ctx, slots, ports, names, indices, ctx->input(grad_port), "the gradient",
+                     rows, row_size);
+}
+
+template <typename T>
+class SparseApplyMomentumOp : public OpKernel {
+ public:
+  explicit SparseApplyMomentumOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("use_nesterov", &use_nesterov_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    T lr, momentum;
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 2, "lr", &lr));
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 5, "momentum", &momentum));
+    LockedSlots<2> slots;
+    std::vector<int64_t> rows;
+    int64_t row_size = 0;
+    OP_REQUIRES_OK(ctx, AcquireSparse(ctx, &slots, {0, 1}, {"var", "accum"}, 3, 4, &rows,
+                                      &row_size));
+    T* var = static_cast<T*>(slots.data(0));
+    T* accum = static_cast<T*>(slots.data(1));
+    const T* g = ctx->input(3).data<T>();
+    const bool nesterov = use_nesterov_;
+    ForEachPickedElement(ctx, rows, row_size, 4, [=](int64_t i, int64_t k) {
+      accum[i] = accum[i] * momentum + g[k];
+      var[i] -= nesterov ? lr * (g[k] + momentum * accum[i]) : lr * accum[i];
+    });
+    ctx->set_output(0, ctx->input(0));
+  }
+
+ private:
+  bool use_nesterov_ = false;
+};
+
+template <typename T>
+class SparseApplyRMSPropOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    T lr, rho, momentum, epsilon;
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 3, "lr", &lr));
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 4, "rho", &rho));
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 5, "momentum", &momentum));
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 6, "epsilon", &epsilon));
+    LockedSlots<3> slots;
+    std::vector<int64_t> rows;
+    int64_t row_size = 0;
+    OP_REQUIRES_OK(ctx, AcquireSparse(ctx, &slots, {0, 1, 2}, {"var", "ms", "mom"}, 7, 8, &rows,
+                                      &row_size));
+    T* var = static_cast<T*>(slots.data(0));
+    T* ms = static_cast<T*>(slots.data(1));
+    T* mom = static_cast<T*>(slots.data(2));
+    const T* g = ctx->input(7).data<T>();
+    const T one_minus_rho = T(1) - rho;
+    ForEachPickedElement(ctx, rows, row_size, 12, [=](int64_t i, int64_t k) {
+      ms[i] += (g[k] * g[k] - ms[i]) * one_minus_rho;
+      mom[i] = mom[i] * momentum + lr * g[k] / std::sqrt(ms[i] + epsilon);
+      var[i] -= mom[i];
+    });
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+
+template <typename T, bool kHasEpsilon>
+class SparseApplyAdagradOp : public OpKernel {
+ public:
+  explicit SparseApplyAdagradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("update_slots", &update_slots_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    T lr, epsilon = T(0);
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 2, "lr", &lr));
+    if (kHasEpsilon) OP_REQUIRES_OK(ctx, ReadScalar(ctx, 3, "epsilon", &epsilon));
+    const int grad_port = kHasEpsilon ? 4 : 3;
+    LockedSlots<2> slots;
+    std::vector<int64_t> rows;
+    int64_t row_size = 0;
+    OP_REQUIRES_OK(ctx, AcquireSparse(ctx, &slots, {0, 1}, {"var", "accum"}, grad_port,
+                                      grad_port + 1, &rows, &row_size));
+    T* var = static_cast<T*>(slots.data(0));
+    T* accum = static_cast<T*>(slots.data(1));
+    const T* g = ctx->input(grad_port).data<T>();
+    const bool update_slots = update_slots_;
+    ForEachPickedElement(ctx, rows, row_size, 8, [=](int64_t i, int64_t k) {
+      if (update_slots) accum[i] += g[k] * g[k];
+      var[i] -= lr * g[k] / (std::sqrt(accum[i]) + epsilon);
+    });
+    ctx->set_output(0, ctx->input(0));
+  }
+
+ private:
+  bool update_slots_ = true;
+};
+
 template <typename T>
 class CheckNumericsOp : public OpKernel {
  public:
@@ -242,6 +349,14 @@ class CheckNumericsOp : public OpKernel {
                           ApplyAdagradOp<T, false>);                                             \
   REGISTER_KERNEL_BUILDER(Name("ApplyAdagradV2").Device(DEVICE_CPU).TypeConstraint<T>("T"),       \
                           ApplyAdagradOp<T, true>);                                              \
+  REGISTER_KERNEL_BUILDER(Name("SparseApplyMomentum").Device(DEVICE_CPU).TypeConstraint<T>("T"),  \
+                          SparseApplyMomentumOp<T>);                                             \
+  REGISTER_KERNEL_BUILDER(Name("SparseApplyRMSProp").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
+                          SparseApplyRMSPropOp<T>);                                              \
+  REGISTER_KERNEL_BUILDER(Name("SparseApplyAdagrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
+                          SparseApplyAdagradOp<T, false>);                                       \
+  REGISTER_KERNEL_BUILDER(Name("SparseApplyAdagradV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          SparseApplyAdagradOp<T, true>);                                        \
   REGISTER_KERNEL_BUILDER(Name("CheckNumerics").Device(DEVICE_CPU).TypeConstraint<T>("T"),        \
                           CheckNumericsOp<T>)
 TACT_REGISTER_TRAINING(float);
