@@ -372,7 +372,9 @@ Status TileGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
 
 // Gather along axis 0, as a dense gradient: g's rows added into the rows
 // they were picked from (UnsortedSegmentSum), so rows picked several times
-// add up. Its cost grows with the rows picked, not with params' rows.
+// add up. Its cost grows with the rows picked, not with params' rows; and
+// the optimizers' sparse updates read the slices inside it without ever
+// computing it (graph/gradients/indexed_slices.h relies on this form).
 Status GatherGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Output params = In(op, 0), indices = In(op, 1);
   Output rows = Slice(s, Shape(s, params), {0}, {1});

@@ -1,7 +1,9 @@
 #include "graph/nn/optimizers.h"
 
 #include <cmath>
+#include <optional>
 
+#include "graph/gradients/indexed_slices.h"
 #include "graph/nn/builder_util.h"
 #include "graph/nn/initializers.h"
 #include "graph/ops/all_ops.h"
@@ -66,6 +68,17 @@ Status CheckHyperParameters(const Optimizer& o) {
       return at_least_zero("epsilon", o.epsilon);
   }
   return Status::OK();
+}
+
+// The slices with each distinct row once, its gradients summed, and the
+// rows as a vector: what the SparseApply* ops take (a row named twice would
+// be updated twice there, as in TensorFlow, whose optimizers sum first too).
+IndexedSlices SumDuplicates(const Scope& s, const IndexedSlices& g, const TensorShape& var_shape) {
+  std::vector<int64_t> row_shape = {-1};
+  for (int d = 1; d < var_shape.dims(); ++d) row_shape.push_back(var_shape.dim_size(d));
+  Output values = Reshape(s, g.values, Tensor::FromVector<int64_t>(row_shape));
+  std::vector<Output> unique = Unique(s, Reshape(s, g.indices, {-1}));
+  return {UnsortedSegmentSum(s, values, unique[1], Size(s, unique[0])), unique[0]};
 }
 
 }  // namespace
@@ -174,20 +187,32 @@ StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
   Scope s = scope.NewSubScope(optimizer.Name());
   const DataType dt = BaseType(grads_and_vars[0].second.type());
 
-  // The checks gate every update: each Apply has a control input from one
-  // NoOp that runs only once every gradient has been found finite.
+  // The sparse form of each gradient the optimizer can use it for.
   std::vector<Output> grads;
+  std::vector<std::optional<IndexedSlices>> sparse(grads_and_vars.size());
+  for (size_t i = 0; i < grads_and_vars.size(); ++i) {
+    const auto& [grad, var] = grads_and_vars[i];
+    grads.push_back(grad);
+    IndexedSlices slices;
+    if (optimizer.sparse_updates && optimizer.kind != Optimizer::Kind::kAdam &&
+        AsIndexedSlices(grad, var, &slices)) {
+      sparse[i] = slices;
+    }
+  }
+
+  // The checks gate every update: each Apply has a control input from one
+  // NoOp that runs only once every gradient has been found finite. A
+  // sparse gradient's values are checked: they are all of it.
   Scope update = s;
   if (check_numerics) {
     std::vector<Output> checks;
-    for (const auto& [grad, var] : grads_and_vars) {
-      checks.push_back(CheckNumerics(s, grad, "gradient for " + var.node->name()));
-      grads.push_back(checks.back());
+    for (size_t i = 0; i < grads.size(); ++i) {
+      Output& g = sparse[i] ? sparse[i]->values : grads[i];
+      g = CheckNumerics(s, g, "gradient for " + grads_and_vars[i].second.node->name());
+      checks.push_back(g);
     }
     Node* checked = NoOp(s.WithOpName("check_numerics").WithControlDependencies(checks));
     update = s.WithControlDependencies({Output(checked)});
-  } else {
-    for (const auto& gv : grads_and_vars) grads.push_back(gv.first);
   }
 
   // Adam's bias correction, shared by every variable as in TensorFlow.
@@ -211,13 +236,21 @@ StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
     const Output& var = grads_and_vars[i].second;
     switch (optimizer.kind) {
       case Optimizer::Kind::kGradientDescent:
-        applies.push_back(ApplyGradientDescent(update, var, lr, grads[i]));
+        applies.push_back(sparse[i] ? ScatterSub(update, var, sparse[i]->indices,
+                                                 Mul(update, sparse[i]->values, lr))
+                                    : ApplyGradientDescent(update, var, lr, grads[i]));
         break;
       case Optimizer::Kind::kMomentum: {
         Output accum = Slot(scope, var, shapes[i], "Momentum");
-        applies.push_back(ApplyMomentum(update, var, accum, lr, grads[i],
-                                        ScalarOf(dt, optimizer.momentum), false,
-                                        optimizer.use_nesterov));
+        const Tensor momentum = ScalarOf(dt, optimizer.momentum);
+        if (sparse[i]) {
+          IndexedSlices g = SumDuplicates(s, *sparse[i], shapes[i]);
+          applies.push_back(SparseApplyMomentum(update, var, accum, lr, g.values, g.indices,
+                                                momentum, false, optimizer.use_nesterov));
+        } else {
+          applies.push_back(ApplyMomentum(update, var, accum, lr, grads[i], momentum, false,
+                                          optimizer.use_nesterov));
+        }
         break;
       }
       case Optimizer::Kind::kAdam: {
@@ -231,16 +264,29 @@ StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
       case Optimizer::Kind::kRMSProp: {
         Output ms = Slot(scope, var, shapes[i], "RMSProp");
         Output mom = Slot(scope, var, shapes[i], "RMSProp_1");
-        applies.push_back(ApplyRMSProp(update, var, ms, mom, lr, ScalarOf(dt, optimizer.rho),
-                                       ScalarOf(dt, optimizer.momentum),
-                                       ScalarOf(dt, optimizer.epsilon), grads[i]));
+        const Tensor rho = ScalarOf(dt, optimizer.rho), momentum = ScalarOf(dt, optimizer.momentum);
+        const Tensor epsilon = ScalarOf(dt, optimizer.epsilon);
+        if (sparse[i]) {
+          IndexedSlices g = SumDuplicates(s, *sparse[i], shapes[i]);
+          applies.push_back(SparseApplyRMSProp(update, var, ms, mom, lr, rho, momentum, epsilon,
+                                               g.values, g.indices));
+        } else {
+          applies.push_back(ApplyRMSProp(update, var, ms, mom, lr, rho, momentum, epsilon,
+                                         grads[i]));
+        }
         break;
       }
       case Optimizer::Kind::kAdagrad: {
         Output accum = Slot(scope, var, shapes[i], "Adagrad",
                             ConstantInit(optimizer.initial_accumulator_value));
-        applies.push_back(ApplyAdagradV2(update, var, accum, lr,
-                                         ScalarOf(dt, optimizer.epsilon), grads[i]));
+        const Tensor epsilon = ScalarOf(dt, optimizer.epsilon);
+        if (sparse[i]) {
+          IndexedSlices g = SumDuplicates(s, *sparse[i], shapes[i]);
+          applies.push_back(
+              SparseApplyAdagradV2(update, var, accum, lr, epsilon, g.values, g.indices));
+        } else {
+          applies.push_back(ApplyAdagradV2(update, var, accum, lr, epsilon, grads[i]));
+        }
         break;
       }
     }

@@ -25,6 +25,22 @@
 // did, so that one ApplyRMSProp kernel does every update (epsilon inside
 // the square root: TensorFlow's formula, graph/ops/training_ops.h).
 //
+// Sparse updates: the gradient of a variable read only through Gather (an
+// embedding table) is zero but in the rows the batch picked
+// (graph/gradients/indexed_slices.h). With `sparse_updates` (the default),
+// GradientDescent, Momentum, RMSProp and Adagrad update those rows alone,
+// as TensorFlow 1's optimizers do for IndexedSlices: GradientDescent with
+// ScatterSub, the others with SparseApply* after summing the gradients of a
+// row picked more than once (Unique and UnsortedSegmentSum). The dense
+// [rows, ...] gradient is then never computed, and a step costs the rows
+// picked, not the table. GradientDescent and Adagrad reach the same values
+// as the dense update (a row without gradient does not move in either);
+// Momentum and RMSProp leave such a row and its slots as they were, where
+// the dense update would decay its slots and move it (TensorFlow's sparse
+// semantics; sparse_updates = false gives the dense ones). Adam always
+// updates densely: its moments decay in every row, and TensorFlow 1's sparse
+// Adam reaches the dense update's values.
+//
 // With check_numerics every gradient passes through CheckNumerics and every
 // update waits on all the checks: a NaN or Inf in any gradient fails the
 // step before any variable, slot or the global step changes.
@@ -48,6 +64,7 @@ struct Optimizer {
   double epsilon = 1e-7;              // Adam, RMSProp, Adagrad
   double rho = 0.9;                   // RMSProp
   double initial_accumulator_value = 0.1;  // Adagrad
+  bool sparse_updates = true;  // see "Sparse updates" above
   // A scalar tensor that replaces learning_rate when set: a schedule
   // (graph/nn/schedules.h) or any rate computed in the graph, of the
   // variables' dtype.
