@@ -67,6 +67,12 @@ Output MaxPool2DLayer(const Scope& scope, Output x, std::array<int64_t, 2> pool_
   return MaxPool(s, x, {1, pool_size[0], pool_size[1], 1}, {1, strides[0], strides[1], 1}, padding);
 }
 
+Output EmbeddingLookup(const Scope& scope, Output params, Input ids) {
+  if (!params.ok()) return Gather(scope, params, ids);  // records the error
+  Scope s = scope.NewSubScope("embedding_lookup");
+  return Gather(s.WithDevice(params.node->requested_device()).ColocateWith(params), params, ids);
+}
+
 Output Flatten(const Scope& scope, Output x) {
   Scope s = scope.NewSubScope("flatten");
   if (!x.ok()) return Output();

@@ -77,6 +77,14 @@ Output BatchNormalization(const Scope& scope, Output x, bool training, double mo
 Output BatchNormalization(const Scope& scope, Output x, Output training, double momentum = 0.99,
                           double epsilon = 1e-3);
 
+// The rows of `params` (an embedding table, a Variable) that `ids` pick,
+// as tf.nn.embedding_lookup: the Gather runs where params live (on their
+// requested device, colocated with them), whatever device `scope` names,
+// so that between processes only the picked rows travel, never the table;
+// its gradient is the sparse one the optimizers update the picked rows
+// with (graph/nn/optimizers.h, "Sparse updates").
+Output EmbeddingLookup(const Scope& scope, Output params, Input ids);
+
 // The number of elements over every trainable variable of the scope's graph.
 int64_t CountParameters(const Scope& scope);
 
