@@ -315,20 +315,39 @@ Status LogSoftmaxGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   out->push_back(Sub(s, g[0], Mul(s, Sum(s, g[0], -1, true), Exp(s, y))));
   return s.status();
 }
+// What reaches the backprop output (output 1, softmax(features) - labels)
+// when something differentiates the gradient itself (a second derivative, a
+// gradient penalty): through the softmax's Jacobian, as SoftmaxGrad, added
+// to the features' gradient. Adds nothing where that gradient is the
+// ZerosLike that AddSymbolicGradients gives an output off the path to y,
+// so a first-order graph gains no node.
+bool BackpropReached(const Output& g) { return g.ok() && g.node->op() != "ZerosLike"; }
+Output ThroughBackprop(const Scope& s, Node* op, const Output& g) {
+  Output p = Softmax(s, In(op, 0));
+  return Mul(s, Sub(s, g, Sum(s, Mul(s, g, p), -1, true)), p);
+}
+
 // d loss / d features = backprop (output 1) scaled by the loss gradient.
-// The gradient arriving at output 1 (backprop used as a value) is ignored:
-// its own derivative is not implemented.
 Status SparseXentGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
-  out->push_back(Mul(s, ExpandDims(s, g[0], -1), Output(op, 1)));
+  Output features = Mul(s, ExpandDims(s, g[0], -1), Output(op, 1));
+  if (BackpropReached(g[1])) features = Add(s, features, ThroughBackprop(s, op, g[1]));
+  out->push_back(features);
   out->push_back(Output());
   return s.status();
 }
 
-// The dense twin: the features as above; the labels get -g * log_softmax(features).
+// The dense twin: the features as above; the labels get -g * log_softmax(features),
+// and minus what reached the backprop output.
 Status XentGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Output g_row = ExpandDims(s, g[0], -1);
-  out->push_back(Mul(s, g_row, Output(op, 1)));
-  out->push_back(Neg(s, Mul(s, g_row, LogSoftmax(s, In(op, 0)))));
+  Output features = Mul(s, g_row, Output(op, 1));
+  Output labels = Neg(s, Mul(s, g_row, LogSoftmax(s, In(op, 0))));
+  if (BackpropReached(g[1])) {
+    features = Add(s, features, ThroughBackprop(s, op, g[1]));
+    labels = Sub(s, labels, g[1]);
+  }
+  out->push_back(features);
+  out->push_back(labels);
   return s.status();
 }
 

@@ -331,6 +331,35 @@ TEST(OpGradientsTest, NnOps) {
                     return SoftmaxCrossEntropyWithLogits(s, x[0], Softmax(s, x[1]))[0];
                   }),
             kTol);
+  // The backprop output (softmax(features) - labels) as a value, as a
+  // second derivative or a gradient penalty uses it.
+  EXPECT_LT(Check({{3, 4}},
+                  [](const Scope& s, const auto& x) {
+                    return SparseSoftmaxCrossEntropyWithLogits(s, x[0], {1, 0, 3})[1];
+                  }),
+            kTol);
+  EXPECT_LT(Check({{3, 4}, {3, 4}},
+                  [](const Scope& s, const auto& x) {
+                    return SoftmaxCrossEntropyWithLogits(s, x[0], Softmax(s, x[1]))[1];
+                  }),
+            kTol);
+  // Both outputs at once: the loss and a penalty on its gradient.
+  EXPECT_LT(Check({{3, 4}, {3, 4}},
+                  [](const Scope& s, const auto& x) {
+                    auto xent = SoftmaxCrossEntropyWithLogits(s, x[0], Softmax(s, x[1]));
+                    return Add(s, Sum(s, xent[0], 0), Sum(s, Square(s, xent[1]), {0, 1}));
+                  }),
+            kTol);
+  // A second derivative: the squared norm of d loss / d logits, itself
+  // differentiated (the gradient graph reads output 1 as a value).
+  EXPECT_LT(Check({{3, 4}},
+                  [](const Scope& s, const auto& x) {
+                    Output loss = Sum(s, SparseSoftmaxCrossEntropyWithLogits(s, x[0], {1, 0, 3})[0], 0);
+                    std::vector<Output> g;
+                    EXPECT_TRUE(AddSymbolicGradients(s, {loss}, {x[0]}, {}, &g).ok());
+                    return Sum(s, Square(s, g[0]), {0, 1});
+                  }),
+            kTol);
 }
 
 // The gradient ops' own gradients (found by grad_registry_walk_test), each
