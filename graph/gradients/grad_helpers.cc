@@ -10,6 +10,16 @@ Output In(const Node* op, int i) {
   return e == nullptr ? Output() : Output(e->src, e->src_output);
 }
 
+bool IsConstZero(const Output& x) {
+  Tensor value;
+  if (!x.ok() || x.node->op() != "Const" || !GetAttr(x.node->attrs(), "value", &value).ok()) {
+    return false;
+  }
+  if (value.NumElements() != 1) return false;
+  if (value.dtype() == DT_INT32) return value.data<int32_t>()[0] == 0;
+  return value.dtype() == DT_INT64 && value.data<int64_t>()[0] == 0;
+}
+
 Output ScalarOf(const Scope& s, DataType t, double v) {
   if (t == DT_DOUBLE) return Const(s, Tensor::Scalar<double>(v));
   Output f = Const(s, Tensor::Scalar<float>(static_cast<float>(v)));

@@ -8,6 +8,8 @@ namespace grad {
 
 // Data input `i` of `op` (empty if unconnected).
 Output In(const Node* op, int i);
+// True if `x` is a Const int32 or int64 holding one element, 0 (an axis).
+bool IsConstZero(const Output& x);
 // A scalar constant of dtype `t` (float or double; others via Cast).
 Output ScalarOf(const Scope& s, DataType t, double v);
 // x conjugated if it is complex, else x itself: TensorFlow's gradients of

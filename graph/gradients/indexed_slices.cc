@@ -1,5 +1,6 @@
 #include "graph/gradients/indexed_slices.h"
 
+#include "graph/gradients/grad_helpers.h"
 #include "graph/graph.h"
 
 namespace tact {
@@ -24,8 +25,9 @@ bool AsIndexedSlices(const Output& grad, const Output& var, IndexedSlices* slice
   // Gather's gradient has var's rows; a sum into some other count is not it.
   if (!grad.node->output_shape(0).IsCompatibleWith(var.node->output_shape(var.index))) return false;
   for (const Edge* e : ids->src->out_edges()) {
-    if (e->IsControlEdge() || e->src_output != ids->src_output || e->dst_input != 1 ||
-        e->dst->op() != "Gather") {
+    if (e->IsControlEdge() || e->src_output != ids->src_output || e->dst_input != 1) continue;
+    // GatherV2 along axis 0 gets Gather's gradient (nn_grad.cc).
+    if (e->dst->op() != "Gather" && !(e->dst->op() == "GatherV2" && grad::IsConstZero(grad::In(e->dst, 2)))) {
       continue;
     }
     if (ThroughIdentity(e->dst, 0) != var.node) continue;

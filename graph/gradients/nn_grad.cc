@@ -11,6 +11,7 @@ namespace tact {
 namespace {
 using grad::In;
 using grad::ScalarOf;
+using grad::IsConstZero;
 using Grads = std::vector<Output>;
 
 bool BoolAttr(const Node* op, const char* name) {
@@ -402,6 +403,34 @@ Status GatherGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
+// GatherV2 along a constant axis 0 is Gather, with Gather's gradient (and
+// so the optimizers' sparse updates of an embedding). Along another axis
+// the picked slices go back through a transpose: g, viewed as [outer,
+// picks, inner], becomes [picks, outer, inner], is summed into params'
+// slices along the axis, and is turned back to params' shape.
+Status GatherV2Grad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output params = In(op, 0), indices = In(op, 1), axis = In(op, 2);
+  if (IsConstZero(axis)) {  // as AsIndexedSlices expects (indexed_slices.h)
+    TACT_RETURN_IF_ERROR(GatherGrad(s, op, g, out));
+    out->push_back(Output());
+    return s.status();
+  }
+  Output shape = Shape(s, params);
+  Output a = Cast(s, axis, DT_INT32);
+  a = Select(s, Less(s, a, 0), Add(s, a, Rank(s, params)), a);
+  Output a1 = Reshape(s, a, {1});
+  Output outer = Prod(s, Slice(s, shape, {0}, a1), 0);
+  Output inner = Prod(s, Slice(s, shape, Add(s, a1, 1), {-1}), 0);
+  Output picks = Size(s, indices);
+  Output g3 = Reshape(s, g[0], Pack(s, {outer, picks, inner}));
+  Output summed = UnsortedSegmentSum(s, Transpose(s, g3, {1, 0, 2}), Reshape(s, indices, {-1}),
+                                     Gather(s, shape, a));
+  out->push_back(Reshape(s, Transpose(s, summed, {1, 0, 2}), shape));
+  out->push_back(Output());
+  out->push_back(Output());
+  return s.status();
+}
+
 // Each row of data gets its segment's gradient; a negative id dropped its
 // row, which so gets 0.
 Status UnsortedSegmentSumGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
@@ -475,6 +504,7 @@ REGISTER_GRADIENT_OP("ConcatV2", ConcatGrad);
 REGISTER_GRADIENT_OP("Concat", ConcatGrad);
 REGISTER_GRADIENT_OP("Tile", TileGrad);
 REGISTER_GRADIENT_OP("Gather", GatherGrad);
+REGISTER_GRADIENT_OP("GatherV2", GatherV2Grad);
 REGISTER_GRADIENT_OP("UnsortedSegmentSum", UnsortedSegmentSumGrad);
 REGISTER_GRADIENT_OP("TopKV2", TopKGrad);
 REGISTER_GRADIENT_OP("ReverseV2", ReverseV2Grad);

@@ -394,6 +394,34 @@ Status GatherShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// params.shape[:axis] + indices.shape + params.shape[axis + 1:], where the
+// axis is a constant; else only the rank, where both ranks are known.
+Status GatherV2Shape(InferenceContext* c) {
+  int64_t batch_dims;
+  TACT_RETURN_IF_ERROR(c->GetAttr("batch_dims", &batch_dims));
+  if (batch_dims != 0) {
+    return errors::Unimplemented("batch_dims ", batch_dims, ": only batch_dims 0 is supported");
+  }
+  const PartialTensorShape& params = c->input(0);
+  const PartialTensorShape& indices = c->input(1);
+  if (params.dims() == 0) return errors::InvalidArgument("params must be at least a vector");
+  if (!c->input(2).unknown_rank() && c->input(2).dims() != 0) {
+    return errors::InvalidArgument("axis must be a scalar, got shape ", c->input(2).DebugString());
+  }
+  if (params.unknown_rank() || indices.unknown_rank()) return Status::OK();
+  const std::optional<std::vector<int64_t>> axis = ConstInts(c, 2);
+  if (!axis) {
+    c->set_output(0, UnknownDims(params.dims() + indices.dims() - 1));
+    return Status::OK();
+  }
+  TACT_ASSIGN_OR_RETURN(int a, ShapeAxis((*axis)[0], params.dims(), "axis"));
+  std::vector<int64_t> dims(params.dim_sizes().begin(), params.dim_sizes().begin() + a);
+  dims.insert(dims.end(), indices.dim_sizes().begin(), indices.dim_sizes().end());
+  dims.insert(dims.end(), params.dim_sizes().begin() + a + 1, params.dim_sizes().end());
+  c->set_output(0, PartialTensorShape(dims));
+  return Status::OK();
+}
+
 Status UniqueShape(InferenceContext* c) {
   const PartialTensorShape& x = c->input(0);
   if (!x.unknown_rank() && x.dims() != 1) {
@@ -487,6 +515,9 @@ REGISTER_OP("BroadcastTo").Input("input: T").Input("shape: Tidx").Output("output
 REGISTER_OP("Gather").Input("params: Tparams").Input("indices: Tindices").Output("output: Tparams")
     .Attr("validate_indices: bool = true").Attr("Tparams: type").Attr("Tindices: {int32, int64}")
     .SetShapeFn(GatherShape);
+REGISTER_OP("GatherV2").Input("params: Tparams").Input("indices: Tindices").Input("axis: Taxis")
+    .Output("output: Tparams").Attr("batch_dims: int = 0").Attr("Tparams: type")
+    .Attr("Tindices: {int32, int64}").Attr("Taxis: {int32, int64}").SetShapeFn(GatherV2Shape);
 REGISTER_OP("Unique").Input("x: T").Output("y: T").Output("idx: out_idx").Attr("T: type")
     .Attr("out_idx: {int32, int64} = int32").SetShapeFn(UniqueShape);
 REGISTER_OP("Pack").Input("values: N * T").Output("output: T").Attr("N: int >= 1")
@@ -561,6 +592,10 @@ Output Gather(const Scope& scope, Input params, Input indices, bool validate_ind
 
 Output Pack(const Scope& scope, const std::vector<Input>& values, int64_t axis) {
   return OpBuilder(scope, "Pack").InputList(values).Attr("axis", axis).FinalizeOutput();
+}
+
+Output GatherV2(const Scope& scope, Input params, Input indices, Input axis) {
+  return OpBuilder(scope, "GatherV2").Input(params).Input(indices).Input(axis).FinalizeOutput();
 }
 
 std::vector<Output> Unique(const Scope& scope, Input x, DataType out_idx) {

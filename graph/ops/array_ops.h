@@ -48,6 +48,12 @@ Output BroadcastTo(const Scope& scope, Input input, Input shape);
 // Rows of `params` (along axis 0) picked by `indices`; the output shape is
 // indices.shape + params.shape[1:].
 Output Gather(const Scope& scope, Input params, Input indices, bool validate_indices = true);
+// The same along dimension `axis` (a scalar; negative counts from the end),
+// as tf.gather emits it: the output shape is params.shape[:axis] +
+// indices.shape + params.shape[axis + 1:]. TensorFlow's batch_dims attr is
+// declared for its graphs; only 0 is supported (any other is an error
+// naming the node).
+Output GatherV2(const Scope& scope, Input params, Input indices, Input axis);
 // The distinct elements of the vector x in the order they first appear (y),
 // and for each element of x its position in y (idx, of out_idx: int32 or
 // int64), so that x[i] == y[idx[i]]: {y, idx}.

@@ -331,6 +331,22 @@ TEST(OpGradientsTest, NnOps) {
                     return SoftmaxCrossEntropyWithLogits(s, x[0], Softmax(s, x[1]))[0];
                   }),
             kTol);
+  // GatherV2 along a constant axis (0 is Gather's gradient) and along a
+  // computed one, with repeated indices.
+  for (int axis : {0, 1, -1}) {
+    EXPECT_LT(Check({{3, 4, 2}},
+                    [axis](const Scope& s, const auto& x) {
+                      return GatherV2(s, x[0], Tensor::FromVector<int32_t>({1, 0, 1}), axis);
+                    }),
+              kTol)
+        << "axis " << axis;
+  }
+  EXPECT_LT(Check({{3, 4}},
+                  [](const Scope& s, const auto& x) {
+                    Output axis = Sub(s, Rank(s, x[0]), 1);  // 1, known only at run time
+                    return GatherV2(s, x[0], Tensor::FromVector<int64_t>({3, 3, 0}, {3, 1}), axis);
+                  }),
+            kTol);
   // The backprop output (softmax(features) - labels) as a value, as a
   // second derivative or a gradient penalty uses it.
   EXPECT_LT(Check({{3, 4}},

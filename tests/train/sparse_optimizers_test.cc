@@ -224,6 +224,35 @@ TEST(SparseOptimizersTest, ANonFiniteGradientStopsTheSparseStepBeforeAnyRowChang
   for (int i = 0; i < kVocab * kDim; ++i) EXPECT_EQ(t.table[i], Table0(i)) << i;
 }
 
+TEST(SparseOptimizersTest, GatherV2AlongAxisZeroIsSparseAndAlongAnotherDense) {
+  // tf.gather's op: along a constant axis 0 it is an embedding lookup.
+  for (int axis : {0, 1}) {
+    Scope s = Scope::NewRootScope();
+    Output table = VariableWithInit(s, "table", TensorShape({kVocab, kDim}), ConstantInit(0.5));
+    Output loss = Sum(s, GatherV2(s, table, Tensor::FromVector<int32_t>({1, 3, 1}), axis), {0, 1});
+    std::vector<Output> grads;
+    ASSERT_TRUE(AddSymbolicGradients(s, {loss}, {table}, {}, &grads).ok());
+    auto train = ApplyGradients(s, Optimizer::GradientDescent(0.5), {{grads[0], table}}, Output(), false);
+    ASSERT_TRUE(train.ok()) << train.status().ToString();
+    InitAllVariables(s.WithOpName("init"));
+    std::set<std::string> ops;
+    for (Node* n : s.graph()->nodes()) ops.insert(n->op());
+    EXPECT_EQ(ops.count("ScatterSub"), axis == 0 ? 1u : 0u) << "axis " << axis;
+    auto session = test::NewSession(s);
+    ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+    ASSERT_TRUE(session->Run({}, {}, {train->node->name()}).ok());
+    // Each picked row or column moves by lr times the times it was picked.
+    std::vector<double> want(kVocab * kDim, 0.5);
+    for (int r = 0; r < kVocab; ++r) {
+      for (int c = 0; c < kDim; ++c) {
+        const int picked = axis == 0 ? (r == 1) * 2 + (r == 3) : (c == 1) * 2 + (c == 3);
+        want[r * kDim + c] -= 0.5 * picked;
+      }
+    }
+    test::ExpectNear(test::AsDoubles<float>(test::Fetch(session.get(), "table")), want, 1e-6);
+  }
+}
+
 TEST(SparseOptimizersTest, ATableWithAnotherConsumerTrainsDensely) {
   // An L2 penalty on the whole table adds a dense gradient to Gather's:
   // the sum is dense, and so is the update.
