@@ -81,6 +81,24 @@ IndexedSlices SumDuplicates(const Scope& s, const IndexedSlices& g, const Tensor
   return {UnsortedSegmentSum(s, values, unique[1], Size(s, unique[0])), unique[0]};
 }
 
+// Adam on the picked rows alone (lazy_adam): each row's moments and value
+// move by Adam's formulas (graph/ops/training_ops.h), read with Gather and
+// written back with ScatterUpdate and ScatterSub; `g` has each row once.
+Output LazyAdam(const Scope& s, const Output& var, const Output& m, const Output& v,
+                const Output& beta1_power, const Output& beta2_power, const Input& lr,
+                const Optimizer& o, DataType dt, const IndexedSlices& g) {
+  const Tensor one = ScalarOf(dt, 1);
+  Output lr_t = Div(s, Mul(s, lr, Sqrt(s, Sub(s, one, beta2_power))), Sub(s, one, beta1_power));
+  Output m_rows = Add(s, Mul(s, Gather(s, m, g.indices), ScalarOf(dt, o.beta1)),
+                      Mul(s, g.values, ScalarOf(dt, 1 - o.beta1)));
+  Output v_rows = Add(s, Mul(s, Gather(s, v, g.indices), ScalarOf(dt, o.beta2)),
+                      Mul(s, Square(s, g.values), ScalarOf(dt, 1 - o.beta2)));
+  Output step = Div(s, Mul(s, lr_t, m_rows), Add(s, Sqrt(s, v_rows), ScalarOf(dt, o.epsilon)));
+  Output moments = NoOp(s.WithControlDependencies(
+      {ScatterUpdate(s, m, g.indices, m_rows), ScatterUpdate(s, v, g.indices, v_rows)}));
+  return ScatterSub(s.WithControlDependencies({moments}), var, g.indices, step);
+}
+
 }  // namespace
 
 Optimizer Optimizer::GradientDescent(double lr) {
@@ -194,7 +212,8 @@ StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
     const auto& [grad, var] = grads_and_vars[i];
     grads.push_back(grad);
     IndexedSlices slices;
-    if (optimizer.sparse_updates && optimizer.kind != Optimizer::Kind::kAdam &&
+    const bool adam = optimizer.kind == Optimizer::Kind::kAdam;
+    if (optimizer.sparse_updates && (!adam || optimizer.lazy_adam) &&
         AsIndexedSlices(grad, var, &slices)) {
       sparse[i] = slices;
     }
@@ -256,9 +275,14 @@ StatusOr<Output> ApplyGradients(const Scope& scope, const Optimizer& optimizer,
       case Optimizer::Kind::kAdam: {
         Output m = Slot(scope, var, shapes[i], "Adam");
         Output v = Slot(scope, var, shapes[i], "Adam_1");
-        applies.push_back(ApplyAdam(update, var, m, v, beta1_power, beta2_power, lr,
-                                    ScalarOf(dt, optimizer.beta1), ScalarOf(dt, optimizer.beta2),
-                                    ScalarOf(dt, optimizer.epsilon), grads[i]));
+        if (sparse[i]) {
+          applies.push_back(LazyAdam(update, var, m, v, beta1_power, beta2_power, lr, optimizer, dt,
+                                     SumDuplicates(s, *sparse[i], shapes[i])));
+        } else {
+          applies.push_back(ApplyAdam(update, var, m, v, beta1_power, beta2_power, lr,
+                                      ScalarOf(dt, optimizer.beta1), ScalarOf(dt, optimizer.beta2),
+                                      ScalarOf(dt, optimizer.epsilon), grads[i]));
+        }
         break;
       }
       case Optimizer::Kind::kRMSProp: {

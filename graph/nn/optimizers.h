@@ -37,9 +37,13 @@
 // as the dense update (a row without gradient does not move in either);
 // Momentum and RMSProp leave such a row and its slots as they were, where
 // the dense update would decay its slots and move it (TensorFlow's sparse
-// semantics; sparse_updates = false gives the dense ones). Adam always
-// updates densely: its moments decay in every row, and TensorFlow 1's sparse
-// Adam reaches the dense update's values.
+// semantics; sparse_updates = false gives the dense ones). Adam updates
+// densely unless `lazy_adam`: its moments decay in every row, and
+// TensorFlow 1's sparse Adam reaches the dense update's values. With
+// lazy_adam, only the picked rows' moments move, as PyTorch's SparseAdam
+// and TensorFlow Addons' LazyAdam do: a step costs the rows picked, and a
+// row without gradient keeps its moments and its value (the bias
+// correction, shared by every variable, still advances each step).
 //
 // With check_numerics every gradient passes through CheckNumerics and every
 // update waits on all the checks: a NaN or Inf in any gradient fails the
@@ -65,6 +69,7 @@ struct Optimizer {
   double rho = 0.9;                   // RMSProp
   double initial_accumulator_value = 0.1;  // Adagrad
   bool sparse_updates = true;  // see "Sparse updates" above
+  bool lazy_adam = false;      // Adam: update only the picked rows (above)
   // A scalar tensor that replaces learning_rate when set: a schedule
   // (graph/nn/schedules.h) or any rate computed in the graph, of the
   // variables' dtype.

@@ -5,8 +5,8 @@
 // plain double loops with TensorFlow's sparse or dense formulas; the ops
 // each path builds; the dense gradient left uncomputed; and the cases that
 // stay dense; and the sparse path against PyTorch's nn.Embedding(sparse=True)
-// with SGD and Adagrad, the two of its optimizers that take sparse
-// gradients with TensorFlow's formulas.
+// with SGD, Adagrad and SparseAdam (lazy Adam), its optimizers that take
+// sparse gradients with TensorFlow's formulas.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -150,6 +150,11 @@ Optimizer Dense(Optimizer o) {
   return o;
 }
 
+Optimizer Lazy(Optimizer o) {
+  o.lazy_adam = true;
+  return o;
+}
+
 const std::map<std::string, Optimizer>& Optimizers() {
   static const auto* all = new std::map<std::string, Optimizer>{
       {"GradientDescent", Optimizer::GradientDescent(0.5)},
@@ -157,6 +162,7 @@ const std::map<std::string, Optimizer>& Optimizers() {
       {"RMSProp", Optimizer::RMSProp(0.05, 0.9, 0.5, 1e-3)},
       {"Adagrad", Optimizer::Adagrad(0.3)},
       {"Adam", Optimizer::Adam(0.05)},
+      {"LazyAdam", Lazy(Optimizer::Adam(0.05))},
   };
   return *all;
 }
@@ -166,12 +172,14 @@ TEST(SparseOptimizersTest, EachBuildsItsSparseUpdateAndLeavesTheDenseGradientUnc
                                                         {"Momentum", "SparseApplyMomentum"},
                                                         {"RMSProp", "SparseApplyRMSProp"},
                                                         {"Adagrad", "SparseApplyAdagradV2"},
-                                                        {"Adam", "ApplyAdam"}};
+                                                        {"Adam", "ApplyAdam"},
+                                                        {"LazyAdam", "ScatterUpdate"}};
   const std::map<std::string, std::string> dense_op = {{"GradientDescent", "ApplyGradientDescent"},
                                                        {"Momentum", "ApplyMomentum"},
                                                        {"RMSProp", "ApplyRMSProp"},
                                                        {"Adagrad", "ApplyAdagradV2"},
-                                                       {"Adam", "ApplyAdam"}};
+                                                       {"Adam", "ApplyAdam"},
+                                                       {"LazyAdam", "ApplyAdam"}};
   for (const auto& [name, opt] : Optimizers()) {
     SCOPED_TRACE(name);
     Trained sparse = TrainInTact(opt);
@@ -202,7 +210,8 @@ TEST(SparseOptimizersTest, SparseAndDenseEachMatchTheirFormulas) {
     }
     EXPECT_GT(moved, 0.1) << "the table did not train, so this compares nothing";
     // GradientDescent and Adagrad leave a row without gradient alone either
-    // way; Momentum and RMSProp move it densely (their slots decay).
+    // way; Momentum, RMSProp and lazy Adam move it densely (their slots
+    // decay); Adam is dense either way.
     const bool same = name == "GradientDescent" || name == "Adagrad" || name == "Adam";
     if (same) EXPECT_LT(apart, 1e-9);
     if (!same) EXPECT_GT(apart, 1e-3);
@@ -314,13 +323,15 @@ TEST(SparseOptimizersTest, SparseUpdatesMatchPyTorchsSparseEmbedding) {
   const std::vector<std::pair<Optimizer, std::string>> cases = {
       {Optimizer::GradientDescent(0.5), "torch.optim.SGD(params, lr=0.5)"},
       {Optimizer::Adagrad(0.3), "torch.optim.Adagrad(params, lr=0.3, initial_accumulator_value=0.1, "
-                                "eps=1e-7)"}};
+                                "eps=1e-7)"},
+      {Lazy(Optimizer::Adam(0.05)), "torch.optim.SparseAdam(params, lr=0.05, eps=1e-7)"}};
   for (const auto& [opt, torch_optimizer] : cases) {
     SCOPED_TRACE(torch_optimizer);
     Trained tact = TrainInTact(opt);
     ASSERT_EQ(tact.ops.count(opt.kind == Optimizer::Kind::kAdagrad ? "SparseApplyAdagradV2"
                                                                    : "ScatterSub"),
               1u);
+    EXPECT_EQ(tact.ops.count("ApplyAdam"), 0u);
     const std::vector<double> torch = TrainInTorch(torch_optimizer);
     ASSERT_EQ(torch.size(), tact.table.size());
     double moved = 0;
