@@ -9,13 +9,15 @@
 //                 used before UnsortedSegmentSum (B * V * D multiply-adds;
 //                 null where the B x V matrix would pass 1 GiB)
 // and a whole training step (Gather, the loss, its gradient and the update
-// by --optimizer sgd or adagrad, the default) on a [V, D] variable:
-//   train_sparse_ms   the optimizer's sparse update of the picked rows
+// by --optimizer sgd, adagrad (the default) or adam) on a [V, D] variable:
+//   train_sparse_ms   the optimizer's sparse update of the picked rows (for
+//                     adam, lazy_adam's)
 //   train_dense_ms    the same with sparse_updates off: the dense gradient
 //                     and an update of every row
 //   pytorch_train_ms  PyTorch's step with nn.Embedding(sparse=True) and the
-//                     same optimizer (scripts/peer/pytorch_embedding.py;
-//                     null where PyTorch is missing)
+//                     same optimizer, SparseAdam for adam
+//                     (scripts/peer/pytorch_embedding.py; null where
+//                     PyTorch is missing)
 // Each figure is per Run (or per loop), min/median/max over R runs of 5.
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -115,8 +117,11 @@ StatusOr<std::unique_ptr<Session>> TrainSession(const Options& o, bool sparse,
   Output loss = Sum(s, Gather(s, table, ids), {0, 1});
   std::vector<Output> grads;
   TACT_RETURN_IF_ERROR(AddSymbolicGradients(s, {loss}, {table}, {}, &grads));
-  Optimizer opt = o.optimizer == "sgd" ? Optimizer::GradientDescent(0.01) : Optimizer::Adagrad(0.01);
+  Optimizer opt = o.optimizer == "sgd"       ? Optimizer::GradientDescent(0.01)
+                  : o.optimizer == "adagrad" ? Optimizer::Adagrad(0.01)
+                                             : Optimizer::Adam(0.01);
   opt.sparse_updates = sparse;
+  opt.lazy_adam = sparse;
   TACT_ASSIGN_OR_RETURN(Output op, ApplyGradients(s, opt, {{grads[0], table}}, Output(), false));
   *train = op.node->name();
   InitAllVariables(s.WithOpName("init"));
@@ -236,7 +241,7 @@ void AddBenchEmbedding(CLI::App& bench, std::function<int()>& run) {
   cmd->add_option("--batch", opts->batch, "ids looked up per step")->check(CLI::Range(1, 1000000));
   cmd->add_option("--runs", opts->runs, "timed runs of 5 steps")->check(CLI::Range(1, 1000));
   cmd->add_option("--optimizer", opts->optimizer, "the training step's update")
-      ->check(CLI::IsMember({"sgd", "adagrad"}));
+      ->check(CLI::IsMember({"sgd", "adagrad", "adam"}));
   cmd->add_option("--python", opts->python, "the interpreter that runs the PyTorch peer");
   cmd->add_flag("--json", opts->json, "print only the JSON line");
   cmd->callback([opts, &run] { run = [opts] { return Run(*opts); }; });

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The peer of `tact bench embedding`: one training step of an embedding
 table with sparse gradients, nn.Embedding(sparse=True), the loss the sum of
-the looked-up rows, and SGD or Adagrad at lr 0.01 (both take sparse
-gradients). The ids are tact's: (i * 7919) % vocab. Prints one JSON line
+the looked-up rows, and SGD, Adagrad or SparseAdam (for adam) at lr 0.01,
+the optimizers that take sparse gradients. The ids are tact's: (i * 7919) % vocab. Prints one JSON line
 with the milliseconds per step of each run (the mean of --reps steps).
 Needs python3-torch.
 
@@ -18,7 +18,7 @@ def main():
     p.add_argument("--vocab", type=int, default=50000)
     p.add_argument("--dim", type=int, default=64)
     p.add_argument("--batch", type=int, default=512)
-    p.add_argument("--optimizer", choices=["sgd", "adagrad"], default="adagrad")
+    p.add_argument("--optimizer", choices=["sgd", "adagrad", "adam"], default="adagrad")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--runs", type=int, default=7)
     p.add_argument("--reps", type=int, default=5)
@@ -28,7 +28,8 @@ def main():
     with torch.no_grad():
         emb.weight.fill_(0.5)
     ids = torch.tensor([(i * 7919) % a.vocab for i in range(a.batch)])
-    make = torch.optim.SGD if a.optimizer == "sgd" else torch.optim.Adagrad
+    make = {"sgd": torch.optim.SGD, "adagrad": torch.optim.Adagrad,
+            "adam": torch.optim.SparseAdam}[a.optimizer]
     opt = make(emb.parameters(), lr=0.01)
 
     def step():
