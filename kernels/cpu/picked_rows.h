@@ -4,6 +4,7 @@
 // threads.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
