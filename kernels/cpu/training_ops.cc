@@ -42,6 +42,54 @@ Status ReadScalar(OpKernelContext* ctx, int port, const char* name, T* out) {
   return Status::OK();
 }
 
+// One element's update by each optimizer's formula (graph/ops/training_ops.h),
+// shared by the dense kernels (every element) and the sparse ones (the
+// picked rows' elements): var and the slots in place, g the gradient.
+template <typename T, bool kNesterov>
+struct MomentumStep {
+  T lr, momentum;
+  void operator()(T& var, T& accum, T g) const {
+    accum = accum * momentum + g;
+    var -= kNesterov ? lr * (g + momentum * accum) : lr * accum;
+  }
+};
+
+template <typename T>
+struct RMSPropStep {
+  T lr, one_minus_rho, momentum, epsilon;
+  void operator()(T& var, T& ms, T& mom, T g) const {
+    ms += (g * g - ms) * one_minus_rho;
+    mom = mom * momentum + lr * g / std::sqrt(ms + epsilon);
+    var -= mom;
+  }
+};
+
+template <typename T, bool kUpdateSlots>
+struct AdagradStep {
+  T lr, epsilon;
+  void operator()(T& var, T& accum, T g) const {
+    if (kUpdateSlots) accum += g * g;
+    var -= lr * g / (std::sqrt(accum) + epsilon);
+  }
+};
+
+// Runs `step` over every element of the two or three slots, dense (over
+// all of them, `g` the whole gradient) or sparse (over the rows picked).
+template <typename Step, typename T>
+void Dense(OpKernelContext* ctx, int64_t n, int64_t cost, Step step, T* __restrict var,
+           T* __restrict a, const T* __restrict g) {
+  ParallelFor(ctx, n, cost, [=](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) step(var[i], a[i], g[i]);
+  });
+}
+template <typename Step, typename T>
+void Dense(OpKernelContext* ctx, int64_t n, int64_t cost, Step step, T* __restrict var,
+           T* __restrict a, T* __restrict b, const T* __restrict g) {
+  ParallelFor(ctx, n, cost, [=](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) step(var[i], a[i], b[i], g[i]);
+  });
+}
+
 template <typename T>
 class ApplyGradientDescentOp : public OpKernel {
  public:
@@ -77,20 +125,11 @@ class ApplyMomentumOp : public OpKernel {
     T* __restrict var = static_cast<T*>(slots.data(0));
     T* __restrict accum = static_cast<T*>(slots.data(1));
     const T* __restrict g = grad.data<T>();
-    const bool nesterov = use_nesterov_;
-    ParallelFor(ctx, slots.size(), 4, [=](int64_t begin, int64_t end) {
-      if (nesterov) {
-        for (int64_t i = begin; i < end; ++i) {
-          accum[i] = accum[i] * momentum + g[i];
-          var[i] -= lr * (g[i] + momentum * accum[i]);
-        }
-      } else {
-        for (int64_t i = begin; i < end; ++i) {
-          accum[i] = accum[i] * momentum + g[i];
-          var[i] -= lr * accum[i];
-        }
-      }
-    });
+    if (use_nesterov_) {
+      Dense(ctx, slots.size(), 4, MomentumStep<T, true>{lr, momentum}, var, accum, g);
+    } else {
+      Dense(ctx, slots.size(), 4, MomentumStep<T, false>{lr, momentum}, var, accum, g);
+    }
     ctx->set_output(0, ctx->input(0));
   }
 
@@ -149,14 +188,7 @@ class ApplyRMSPropOp : public OpKernel {
     T* __restrict ms = static_cast<T*>(slots.data(1));
     T* __restrict mom = static_cast<T*>(slots.data(2));
     const T* __restrict g = grad.data<T>();
-    const T one_minus_rho = T(1) - rho;
-    ParallelFor(ctx, slots.size(), 12, [=](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        ms[i] += (g[i] * g[i] - ms[i]) * one_minus_rho;
-        mom[i] = mom[i] * momentum + lr * g[i] / std::sqrt(ms[i] + epsilon);
-        var[i] -= mom[i];
-      }
-    });
+    Dense(ctx, slots.size(), 12, RMSPropStep<T>{lr, T(1) - rho, momentum, epsilon}, var, ms, mom, g);
     ctx->set_output(0, ctx->input(0));
   }
 };
@@ -179,13 +211,11 @@ class ApplyAdagradOp : public OpKernel {
     T* __restrict var = static_cast<T*>(slots.data(0));
     T* __restrict accum = static_cast<T*>(slots.data(1));
     const T* __restrict g = grad.data<T>();
-    const bool update_slots = update_slots_;
-    ParallelFor(ctx, slots.size(), 8, [=](int64_t begin, int64_t end) {
-      if (update_slots) {
-        for (int64_t i = begin; i < end; ++i) accum[i] += g[i] * g[i];
-      }
-      for (int64_t i = begin; i < end; ++i) var[i] -= lr * g[i] / (std::sqrt(accum[i]) + epsilon);
-    });
+    if (update_slots_) {
+      Dense(ctx, slots.size(), 8, AdagradStep<T, true>{lr, epsilon}, var, accum, g);
+    } else {
+      Dense(ctx, slots.size(), 8, AdagradStep<T, false>{lr, epsilon}, var, accum, g);
+    }
     ctx->set_output(0, ctx->input(0));
   }
 
@@ -226,11 +256,15 @@ class SparseApplyMomentumOp : public OpKernel {
     T* var = static_cast<T*>(slots.data(0));
     T* accum = static_cast<T*>(slots.data(1));
     const T* g = ctx->input(3).data<T>();
-    const bool nesterov = use_nesterov_;
-    ForEachPickedElement(ctx, rows, row_size, 4, [=](int64_t i, int64_t k) {
-      accum[i] = accum[i] * momentum + g[k];
-      var[i] -= nesterov ? lr * (g[k] + momentum * accum[i]) : lr * accum[i];
-    });
+    auto run = [&](auto step) {
+      ForEachPickedElement(ctx, rows, row_size, 4,
+                           [=](int64_t i, int64_t k) { step(var[i], accum[i], g[k]); });
+    };
+    if (use_nesterov_) {
+      run(MomentumStep<T, true>{lr, momentum});
+    } else {
+      run(MomentumStep<T, false>{lr, momentum});
+    }
     ctx->set_output(0, ctx->input(0));
   }
 
@@ -257,12 +291,9 @@ class SparseApplyRMSPropOp : public OpKernel {
     T* ms = static_cast<T*>(slots.data(1));
     T* mom = static_cast<T*>(slots.data(2));
     const T* g = ctx->input(7).data<T>();
-    const T one_minus_rho = T(1) - rho;
-    ForEachPickedElement(ctx, rows, row_size, 12, [=](int64_t i, int64_t k) {
-      ms[i] += (g[k] * g[k] - ms[i]) * one_minus_rho;
-      mom[i] = mom[i] * momentum + lr * g[k] / std::sqrt(ms[i] + epsilon);
-      var[i] -= mom[i];
-    });
+    const RMSPropStep<T> step{lr, T(1) - rho, momentum, epsilon};
+    ForEachPickedElement(ctx, rows, row_size, 12,
+                         [=](int64_t i, int64_t k) { step(var[i], ms[i], mom[i], g[k]); });
     ctx->set_output(0, ctx->input(0));
   }
 };
@@ -286,11 +317,15 @@ class SparseApplyAdagradOp : public OpKernel {
     T* var = static_cast<T*>(slots.data(0));
     T* accum = static_cast<T*>(slots.data(1));
     const T* g = ctx->input(grad_port).data<T>();
-    const bool update_slots = update_slots_;
-    ForEachPickedElement(ctx, rows, row_size, 8, [=](int64_t i, int64_t k) {
-      if (update_slots) accum[i] += g[k] * g[k];
-      var[i] -= lr * g[k] / (std::sqrt(accum[i]) + epsilon);
-    });
+    auto run = [&](auto step) {
+      ForEachPickedElement(ctx, rows, row_size, 8,
+                           [=](int64_t i, int64_t k) { step(var[i], accum[i], g[k]); });
+    };
+    if (update_slots_) {
+      run(AdagradStep<T, true>{lr, epsilon});
+    } else {
+      run(AdagradStep<T, false>{lr, epsilon});
+    }
     ctx->set_output(0, ctx->input(0));
   }
 
