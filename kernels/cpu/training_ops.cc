@@ -73,8 +73,9 @@ struct AdagradStep {
   }
 };
 
-// Runs `step` over every element of the two or three slots, dense (over
-// all of them, `g` the whole gradient) or sparse (over the rows picked).
+// Runs `step` over every element of the two or three slots (Dense, `g` the
+// whole gradient) or over the elements of the rows picked (Sparse, `g` the
+// picked rows' gradient).
 template <typename Step, typename T>
 void Dense(OpKernelContext* ctx, int64_t n, int64_t cost, Step step, T* __restrict var,
            T* __restrict a, const T* __restrict g) {
@@ -88,6 +89,19 @@ void Dense(OpKernelContext* ctx, int64_t n, int64_t cost, Step step, T* __restri
   ParallelFor(ctx, n, cost, [=](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) step(var[i], a[i], b[i], g[i]);
   });
+}
+
+template <typename Step, typename T>
+void Sparse(OpKernelContext* ctx, const std::vector<int64_t>& rows, int64_t row_size, int64_t cost,
+            Step step, T* var, T* a, const T* g) {
+  ForEachPickedElement(ctx, rows, row_size, cost,
+                       [=](int64_t i, int64_t k) { step(var[i], a[i], g[k]); });
+}
+template <typename Step, typename T>
+void Sparse(OpKernelContext* ctx, const std::vector<int64_t>& rows, int64_t row_size, int64_t cost,
+            Step step, T* var, T* a, T* b, const T* g) {
+  ForEachPickedElement(ctx, rows, row_size, cost,
+                       [=](int64_t i, int64_t k) { step(var[i], a[i], b[i], g[k]); });
 }
 
 template <typename T>
@@ -256,14 +270,10 @@ class SparseApplyMomentumOp : public OpKernel {
     T* var = static_cast<T*>(slots.data(0));
     T* accum = static_cast<T*>(slots.data(1));
     const T* g = ctx->input(3).data<T>();
-    auto run = [&](auto step) {
-      ForEachPickedElement(ctx, rows, row_size, 4,
-                           [=](int64_t i, int64_t k) { step(var[i], accum[i], g[k]); });
-    };
     if (use_nesterov_) {
-      run(MomentumStep<T, true>{lr, momentum});
+      Sparse(ctx, rows, row_size, 4, MomentumStep<T, true>{lr, momentum}, var, accum, g);
     } else {
-      run(MomentumStep<T, false>{lr, momentum});
+      Sparse(ctx, rows, row_size, 4, MomentumStep<T, false>{lr, momentum}, var, accum, g);
     }
     ctx->set_output(0, ctx->input(0));
   }
@@ -291,9 +301,8 @@ class SparseApplyRMSPropOp : public OpKernel {
     T* ms = static_cast<T*>(slots.data(1));
     T* mom = static_cast<T*>(slots.data(2));
     const T* g = ctx->input(7).data<T>();
-    const RMSPropStep<T> step{lr, T(1) - rho, momentum, epsilon};
-    ForEachPickedElement(ctx, rows, row_size, 12,
-                         [=](int64_t i, int64_t k) { step(var[i], ms[i], mom[i], g[k]); });
+    Sparse(ctx, rows, row_size, 12, RMSPropStep<T>{lr, T(1) - rho, momentum, epsilon}, var, ms, mom,
+           g);
     ctx->set_output(0, ctx->input(0));
   }
 };
@@ -317,14 +326,10 @@ class SparseApplyAdagradOp : public OpKernel {
     T* var = static_cast<T*>(slots.data(0));
     T* accum = static_cast<T*>(slots.data(1));
     const T* g = ctx->input(grad_port).data<T>();
-    auto run = [&](auto step) {
-      ForEachPickedElement(ctx, rows, row_size, 8,
-                           [=](int64_t i, int64_t k) { step(var[i], accum[i], g[k]); });
-    };
     if (update_slots_) {
-      run(AdagradStep<T, true>{lr, epsilon});
+      Sparse(ctx, rows, row_size, 8, AdagradStep<T, true>{lr, epsilon}, var, accum, g);
     } else {
-      run(AdagradStep<T, false>{lr, epsilon});
+      Sparse(ctx, rows, row_size, 8, AdagradStep<T, false>{lr, epsilon}, var, accum, g);
     }
     ctx->set_output(0, ctx->input(0));
   }
