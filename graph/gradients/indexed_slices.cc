@@ -6,7 +6,7 @@
 namespace tact {
 namespace {
 
-// The node whose output `port` of `node` reads, through Identity nodes.
+// The node that input `port` of `node` reads, looking through Identity nodes.
 const Node* ThroughIdentity(const Node* node, int port) {
   const Edge* e = node->input_edge(port);
   while (e != nullptr && e->src->op() == "Identity") e = e->src->input_edge(0);
