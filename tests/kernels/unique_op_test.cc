@@ -23,7 +23,8 @@ std::vector<int64_t> Ints(const Tensor& t) {
 TEST(UniqueTest, FirstAppearanceOrderAndPositions) {
   for (DataType out_idx : {DT_INT32, DT_INT64}) {
     const std::vector<int64_t> x = {7, 3, 7, 7, 0, -2, 3, 9, 0};
-    auto out = test::RunOp("Unique", {Tensor::FromVector<int64_t>(x)}, {{"out_idx", AttrValue::Type(out_idx)}});
+    auto out = test::RunOp("Unique", {Tensor::FromVector<int64_t>(x)},
+                           {{"out_idx", AttrValue::Type(out_idx)}});
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     ASSERT_EQ((*out)[1].dtype(), out_idx);
     EXPECT_EQ(Ints((*out)[0]), (std::vector<int64_t>{7, 3, 0, -2, 9}));
