@@ -73,36 +73,68 @@ struct AdagradStep {
   }
 };
 
-// Runs `step` over every element of the two or three slots (Dense, `g` the
-// whole gradient) or over the elements of the rows picked (Sparse, `g` the
-// picked rows' gradient).
-template <typename Step, typename T>
-void Dense(OpKernelContext* ctx, int64_t n, int64_t cost, Step step, T* __restrict var,
-           T* __restrict a, const T* __restrict g) {
-  ParallelFor(ctx, n, cost, [=](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) step(var[i], a[i], g[i]);
-  });
-}
-template <typename Step, typename T>
-void Dense(OpKernelContext* ctx, int64_t n, int64_t cost, Step step, T* __restrict var,
-           T* __restrict a, T* __restrict b, const T* __restrict g) {
-  ParallelFor(ctx, n, cost, [=](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) step(var[i], a[i], b[i], g[i]);
-  });
+// The rows a SparseApply* op updates: input `indices_port`, a vector,
+// picks the rows of the slots that the gradient (input `grad_port`) holds.
+template <int N>
+Status AcquireSparse(OpKernelContext* ctx, LockedSlots<N>* slots, const std::array<int, N>& ports,
+                     const std::array<const char*, N>& names, int grad_port, int indices_port,
+                     std::vector<int64_t>* rows, int64_t* row_size) {
+  const Tensor& indices = ctx->input(indices_port);
+  if (indices.dims() != 1) {
+    return errors::InvalidArgument("indices must be a vector, got shape ",
+                                   indices.shape().DebugString());
+  }
+  return AcquireRows<N>(ctx, slots, ports, names, indices, ctx->input(grad_port), "the gradient",
+                     rows, row_size);
 }
 
-template <typename Step, typename T>
-void Sparse(OpKernelContext* ctx, const std::vector<int64_t>& rows, int64_t row_size, int64_t cost,
-            Step step, T* var, T* a, const T* g) {
-  ForEachPickedElement(ctx, rows, row_size, cost,
-                       [=](int64_t i, int64_t k) { step(var[i], a[i], g[k]); });
-}
-template <typename Step, typename T>
-void Sparse(OpKernelContext* ctx, const std::vector<int64_t>& rows, int64_t row_size, int64_t cost,
-            Step step, T* var, T* a, T* b, const T* g) {
-  ForEachPickedElement(ctx, rows, row_size, cost,
-                       [=](int64_t i, int64_t k) { step(var[i], a[i], b[i], g[k]); });
-}
+// The slots an update writes and the elements its step runs over: every
+// element, with the whole gradient (an Apply* op), or the elements of the
+// rows that a vector of indices picks, with those rows' gradient (its
+// SparseApply* form). One kernel class serves both forms of each op.
+template <typename T, int N>
+class SlotUpdate {
+ public:
+  // `indices_port` < 0: the dense form.
+  Status Acquire(OpKernelContext* ctx, const std::array<int, N>& ports,
+                 const std::array<const char*, N>& names, int grad_port, int indices_port) {
+    g_ = ctx->input(grad_port).data<T>();
+    dense_ = indices_port < 0;
+    if (dense_) return slots_.Acquire(ctx, ports, names, ctx->input(grad_port), HostCopy(ctx));
+    return AcquireSparse<N>(ctx, &slots_, ports, names, grad_port, indices_port, &rows_, &row_size_);
+  }
+
+  // step(var, slot 1, [slot 2,] g) for each element; `cost` is roughly its
+  // cycles.
+  template <typename Step>
+  void Run(OpKernelContext* ctx, int64_t cost, Step step) {
+    T* __restrict var = static_cast<T*>(slots_.data(0));
+    T* __restrict a = static_cast<T*>(slots_.data(1));
+    T* __restrict b = N > 2 ? static_cast<T*>(slots_.data(N - 1)) : nullptr;
+    const T* __restrict g = g_;
+    auto one = [=](int64_t i, int64_t k) {
+      if constexpr (N == 2) {
+        step(var[i], a[i], g[k]);
+      } else {
+        step(var[i], a[i], b[i], g[k]);
+      }
+    };
+    if (dense_) {
+      ParallelFor(ctx, slots_.size(), cost, [=](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) one(i, i);
+      });
+    } else {
+      ForEachPickedElement(ctx, rows_, row_size_, cost, one);
+    }
+  }
+
+ private:
+  LockedSlots<N> slots_;
+  const T* g_ = nullptr;
+  bool dense_ = true;
+  std::vector<int64_t> rows_;
+  int64_t row_size_ = 0;
+};
 
 template <typename T>
 class ApplyGradientDescentOp : public OpKernel {
@@ -123,26 +155,23 @@ class ApplyGradientDescentOp : public OpKernel {
   }
 };
 
-template <typename T>
-class ApplyMomentumOp : public OpKernel {
+// ApplyMomentum, and SparseApplyMomentum (kSparse: indices after grad).
+template <typename T, bool kSparse>
+class MomentumOp : public OpKernel {
  public:
-  explicit ApplyMomentumOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit MomentumOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("use_nesterov", &use_nesterov_));
   }
   void Compute(OpKernelContext* ctx) override {
     T lr, momentum;
     OP_REQUIRES_OK(ctx, ReadScalar(ctx, 2, "lr", &lr));
-    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 4, "momentum", &momentum));
-    const Tensor& grad = ctx->input(3);
-    LockedSlots<2> slots;
-    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0, 1}, {"var", "accum"}, grad, HostCopy(ctx)));
-    T* __restrict var = static_cast<T*>(slots.data(0));
-    T* __restrict accum = static_cast<T*>(slots.data(1));
-    const T* __restrict g = grad.data<T>();
+    OP_REQUIRES_OK(ctx, ReadScalar(ctx, kSparse ? 5 : 4, "momentum", &momentum));
+    SlotUpdate<T, 2> update;
+    OP_REQUIRES_OK(ctx, update.Acquire(ctx, {0, 1}, {"var", "accum"}, 3, kSparse ? 4 : -1));
     if (use_nesterov_) {
-      Dense(ctx, slots.size(), 4, MomentumStep<T, true>{lr, momentum}, var, accum, g);
+      update.Run(ctx, 4, MomentumStep<T, true>{lr, momentum});
     } else {
-      Dense(ctx, slots.size(), 4, MomentumStep<T, false>{lr, momentum}, var, accum, g);
+      update.Run(ctx, 4, MomentumStep<T, false>{lr, momentum});
     }
     ctx->set_output(0, ctx->input(0));
   }
@@ -184,8 +213,9 @@ class ApplyAdamOp : public OpKernel {
   }
 };
 
-template <typename T>
-class ApplyRMSPropOp : public OpKernel {
+// ApplyRMSProp, and SparseApplyRMSProp (kSparse: indices after grad).
+template <typename T, bool kSparse>
+class RMSPropOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
@@ -194,123 +224,20 @@ class ApplyRMSPropOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ReadScalar(ctx, 4, "rho", &rho));
     OP_REQUIRES_OK(ctx, ReadScalar(ctx, 5, "momentum", &momentum));
     OP_REQUIRES_OK(ctx, ReadScalar(ctx, 6, "epsilon", &epsilon));
-    const Tensor& grad = ctx->input(7);
-    LockedSlots<3> slots;
-    OP_REQUIRES_OK(ctx,
-                   slots.Acquire(ctx, {0, 1, 2}, {"var", "ms", "mom"}, grad, HostCopy(ctx)));
-    T* __restrict var = static_cast<T*>(slots.data(0));
-    T* __restrict ms = static_cast<T*>(slots.data(1));
-    T* __restrict mom = static_cast<T*>(slots.data(2));
-    const T* __restrict g = grad.data<T>();
-    Dense(ctx, slots.size(), 12, RMSPropStep<T>{lr, T(1) - rho, momentum, epsilon}, var, ms, mom, g);
+    SlotUpdate<T, 3> update;
+    OP_REQUIRES_OK(ctx, update.Acquire(ctx, {0, 1, 2}, {"var", "ms", "mom"}, 7, kSparse ? 8 : -1));
+    update.Run(ctx, 12, RMSPropStep<T>{lr, T(1) - rho, momentum, epsilon});
     ctx->set_output(0, ctx->input(0));
   }
 };
 
 // ApplyAdagrad is ApplyAdagradV2 with an epsilon of 0 (TensorFlow's two
-// ops); `kHasEpsilon` says which inputs the op has.
-template <typename T, bool kHasEpsilon>
-class ApplyAdagradOp : public OpKernel {
+// ops); `kHasEpsilon` says which inputs the op has, and kSparse that it is
+// the SparseApply* form (indices after grad).
+template <typename T, bool kHasEpsilon, bool kSparse>
+class AdagradOp : public OpKernel {
  public:
-  explicit ApplyAdagradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("update_slots", &update_slots_));
-  }
-  void Compute(OpKernelContext* ctx) override {
-    T lr, epsilon = T(0);
-    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 2, "lr", &lr));
-    if (kHasEpsilon) OP_REQUIRES_OK(ctx, ReadScalar(ctx, 3, "epsilon", &epsilon));
-    const Tensor& grad = ctx->input(kHasEpsilon ? 4 : 3);
-    LockedSlots<2> slots;
-    OP_REQUIRES_OK(ctx, slots.Acquire(ctx, {0, 1}, {"var", "accum"}, grad, HostCopy(ctx)));
-    T* __restrict var = static_cast<T*>(slots.data(0));
-    T* __restrict accum = static_cast<T*>(slots.data(1));
-    const T* __restrict g = grad.data<T>();
-    if (update_slots_) {
-      Dense(ctx, slots.size(), 8, AdagradStep<T, true>{lr, epsilon}, var, accum, g);
-    } else {
-      Dense(ctx, slots.size(), 8, AdagradStep<T, false>{lr, epsilon}, var, accum, g);
-    }
-    ctx->set_output(0, ctx->input(0));
-  }
-
- private:
-  bool update_slots_ = true;
-};
-
-// The rows a SparseApply* op updates: input `indices_port`, a vector,
-// picks the rows of the slots that the gradient (input `grad_port`) holds.
-template <int N>
-Status AcquireSparse(OpKernelContext* ctx, LockedSlots<N>* slots, const std::array<int, N>& ports,
-                     const std::array<const char*, N>& names, int grad_port, int indices_port,
-                     std::vector<int64_t>* rows, int64_t* row_size) {
-  const Tensor& indices = ctx->input(indices_port);
-  if (indices.dims() != 1) {
-    return errors::InvalidArgument("indices must be a vector, got shape ",
-                                   indices.shape().DebugString());
-  }
-  return AcquireRows<N>(ctx, slots, ports, names, indices, ctx->input(grad_port), "the gradient",
-                     rows, row_size);
-}
-
-template <typename T>
-class SparseApplyMomentumOp : public OpKernel {
- public:
-  explicit SparseApplyMomentumOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("use_nesterov", &use_nesterov_));
-  }
-  void Compute(OpKernelContext* ctx) override {
-    T lr, momentum;
-    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 2, "lr", &lr));
-    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 5, "momentum", &momentum));
-    LockedSlots<2> slots;
-    std::vector<int64_t> rows;
-    int64_t row_size = 0;
-    OP_REQUIRES_OK(ctx, AcquireSparse(ctx, &slots, {0, 1}, {"var", "accum"}, 3, 4, &rows,
-                                      &row_size));
-    T* var = static_cast<T*>(slots.data(0));
-    T* accum = static_cast<T*>(slots.data(1));
-    const T* g = ctx->input(3).data<T>();
-    if (use_nesterov_) {
-      Sparse(ctx, rows, row_size, 4, MomentumStep<T, true>{lr, momentum}, var, accum, g);
-    } else {
-      Sparse(ctx, rows, row_size, 4, MomentumStep<T, false>{lr, momentum}, var, accum, g);
-    }
-    ctx->set_output(0, ctx->input(0));
-  }
-
- private:
-  bool use_nesterov_ = false;
-};
-
-template <typename T>
-class SparseApplyRMSPropOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    T lr, rho, momentum, epsilon;
-    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 3, "lr", &lr));
-    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 4, "rho", &rho));
-    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 5, "momentum", &momentum));
-    OP_REQUIRES_OK(ctx, ReadScalar(ctx, 6, "epsilon", &epsilon));
-    LockedSlots<3> slots;
-    std::vector<int64_t> rows;
-    int64_t row_size = 0;
-    OP_REQUIRES_OK(ctx, AcquireSparse(ctx, &slots, {0, 1, 2}, {"var", "ms", "mom"}, 7, 8, &rows,
-                                      &row_size));
-    T* var = static_cast<T*>(slots.data(0));
-    T* ms = static_cast<T*>(slots.data(1));
-    T* mom = static_cast<T*>(slots.data(2));
-    const T* g = ctx->input(7).data<T>();
-    Sparse(ctx, rows, row_size, 12, RMSPropStep<T>{lr, T(1) - rho, momentum, epsilon}, var, ms, mom,
-           g);
-    ctx->set_output(0, ctx->input(0));
-  }
-};
-
-template <typename T, bool kHasEpsilon>
-class SparseApplyAdagradOp : public OpKernel {
- public:
-  explicit SparseApplyAdagradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit AdagradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("update_slots", &update_slots_));
   }
   void Compute(OpKernelContext* ctx) override {
@@ -318,18 +245,13 @@ class SparseApplyAdagradOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ReadScalar(ctx, 2, "lr", &lr));
     if (kHasEpsilon) OP_REQUIRES_OK(ctx, ReadScalar(ctx, 3, "epsilon", &epsilon));
     const int grad_port = kHasEpsilon ? 4 : 3;
-    LockedSlots<2> slots;
-    std::vector<int64_t> rows;
-    int64_t row_size = 0;
-    OP_REQUIRES_OK(ctx, AcquireSparse(ctx, &slots, {0, 1}, {"var", "accum"}, grad_port,
-                                      grad_port + 1, &rows, &row_size));
-    T* var = static_cast<T*>(slots.data(0));
-    T* accum = static_cast<T*>(slots.data(1));
-    const T* g = ctx->input(grad_port).data<T>();
+    SlotUpdate<T, 2> update;
+    OP_REQUIRES_OK(ctx, update.Acquire(ctx, {0, 1}, {"var", "accum"}, grad_port,
+                                       kSparse ? grad_port + 1 : -1));
     if (update_slots_) {
-      Sparse(ctx, rows, row_size, 8, AdagradStep<T, true>{lr, epsilon}, var, accum, g);
+      update.Run(ctx, 8, AdagradStep<T, true>{lr, epsilon});
     } else {
-      Sparse(ctx, rows, row_size, 8, AdagradStep<T, false>{lr, epsilon}, var, accum, g);
+      update.Run(ctx, 8, AdagradStep<T, false>{lr, epsilon});
     }
     ctx->set_output(0, ctx->input(0));
   }
@@ -380,23 +302,23 @@ class CheckNumericsOp : public OpKernel {
   REGISTER_KERNEL_BUILDER(Name("ApplyGradientDescent").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
                           ApplyGradientDescentOp<T>);                                            \
   REGISTER_KERNEL_BUILDER(Name("ApplyMomentum").Device(DEVICE_CPU).TypeConstraint<T>("T"),        \
-                          ApplyMomentumOp<T>);                                                   \
+                          MomentumOp<T, false>);                                                 \
   REGISTER_KERNEL_BUILDER(Name("ApplyAdam").Device(DEVICE_CPU).TypeConstraint<T>("T"),            \
                           ApplyAdamOp<T>);                                                       \
   REGISTER_KERNEL_BUILDER(Name("ApplyRMSProp").Device(DEVICE_CPU).TypeConstraint<T>("T"),         \
-                          ApplyRMSPropOp<T>);                                                    \
+                          RMSPropOp<T, false>);                                                  \
   REGISTER_KERNEL_BUILDER(Name("ApplyAdagrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),         \
-                          ApplyAdagradOp<T, false>);                                             \
+                          AdagradOp<T, false, false>);                                           \
   REGISTER_KERNEL_BUILDER(Name("ApplyAdagradV2").Device(DEVICE_CPU).TypeConstraint<T>("T"),       \
-                          ApplyAdagradOp<T, true>);                                              \
+                          AdagradOp<T, true, false>);                                            \
   REGISTER_KERNEL_BUILDER(Name("SparseApplyMomentum").Device(DEVICE_CPU).TypeConstraint<T>("T"),  \
-                          SparseApplyMomentumOp<T>);                                             \
+                          MomentumOp<T, true>);                                                  \
   REGISTER_KERNEL_BUILDER(Name("SparseApplyRMSProp").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
-                          SparseApplyRMSPropOp<T>);                                              \
+                          RMSPropOp<T, true>);                                                   \
   REGISTER_KERNEL_BUILDER(Name("SparseApplyAdagrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
-                          SparseApplyAdagradOp<T, false>);                                       \
+                          AdagradOp<T, false, true>);                                            \
   REGISTER_KERNEL_BUILDER(Name("SparseApplyAdagradV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
-                          SparseApplyAdagradOp<T, true>);                                        \
+                          AdagradOp<T, true, true>);                                             \
   REGISTER_KERNEL_BUILDER(Name("CheckNumerics").Device(DEVICE_CPU).TypeConstraint<T>("T"),        \
                           CheckNumericsOp<T>)
 TACT_REGISTER_TRAINING(float);
