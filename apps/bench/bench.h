@@ -86,6 +86,10 @@ struct ExecutorBenchResult {
   double ns_per_loop_iteration = 0;
   // Every timed Run of the chain and of the wide graph, per Add, in order.
   std::vector<double> chain_runs_ns, wide_runs_ns;
+  // The chain's work in a plain loop, timed right after each Run of the
+  // chain, per node; and each Run's time (of the chain, of the wide graph)
+  // over the time of that loop run right after it.
+  std::vector<double> plain_runs_ns, chain_over_plain, wide_over_plain;
 };
 
 // Builds each graph in its own Session and reports median Run times.

@@ -9,13 +9,20 @@
 //                      Identity, Const, Add and NextIteration an iteration)
 //   ns_per_graph_node_wide  the wide graph's Run per node of it (about 2.1
 //                      nodes an Add: its Const, itself, its share of AddN)
+//   plain_ns_per_node  the chain's work without the runtime (PlainChain),
+//                      timed right after each Run of the chain
+//   chain_over_plain   the chain's Run over that plain loop, run by run
+//   wide_over_plain    the wide graph's Run over the plain loop timed
+//                      right after it, run by run
 // Each figure is the median of R timed Runs after warm-up, less nothing:
 // the chain and wide figures include the Run overhead, spread over N.
-// chain_runs_ns and wide_runs_ns give the min/median/max over the R Runs.
+// chain_runs_ns, plain_runs_ns, wide_runs_ns and the two ratios give the
+// min/median/max over the R Runs.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "actors/session.h"
@@ -25,8 +32,16 @@
 namespace tact::apps {
 namespace {
 
-// The seconds of each of `reps` Runs fetching `fetch` from the graph of `s`.
-StatusOr<std::vector<double>> TimeRuns(const Scope& s, const std::string& fetch, int reps) {
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The seconds of each of `reps` Runs fetching `fetch` from the graph of `s`;
+// with a `peer`, the seconds of a call of it right after each Run go to
+// `peer_times`.
+StatusOr<std::vector<double>> TimeRuns(const Scope& s, const std::string& fetch, int reps,
+                                       const std::function<Status()>& peer = nullptr,
+                                       std::vector<double>* peer_times = nullptr) {
   TACT_RETURN_IF_ERROR(s.status());
   TACT_ASSIGN_OR_RETURN(GraphDef def, s.ToGraphDef());
   TACT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Create());
@@ -36,9 +51,33 @@ StatusOr<std::vector<double>> TimeRuns(const Scope& s, const std::string& fetch,
   for (int i = 0; i < reps; ++i) {
     const auto start = std::chrono::steady_clock::now();
     TACT_RETURN_IF_ERROR(session->Run({}, {fetch}, {}).status());
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(SecondsSince(start));
+    if (!peer) continue;
+    const auto peer_start = std::chrono::steady_clock::now();
+    TACT_RETURN_IF_ERROR(peer());
+    peer_times->push_back(SecondsSince(peer_start));
   }
   return times;
+}
+
+// The chain's work without the runtime: `nodes` scalar tensors, each
+// allocated, computed from the one before, which is then released, as the
+// chain's Adds do (theirs come from the device's allocator, these from
+// CpuAllocator(), the same host memory). It tells what the host gives for
+// that work at the moment of each Run: this 2-vCPU host moves between two
+// speeds, about 1.8x apart, for tenths of a second to seconds at a time, and
+// the plain loop moves with the chain (docs/performance.md, session 37).
+Status PlainChain(int nodes) {
+  Tensor x = Tensor::Scalar<float>(0);
+  for (int i = 0; i < nodes; ++i) {
+    Tensor next(DT_FLOAT, TensorShape());
+    *next.data<float>() = *x.data<float>() + 1;
+    x = std::move(next);
+  }
+  if (*x.data<float>() != static_cast<float>(nodes)) {
+    return errors::Internal("the plain chain summed to ", *x.data<float>(), ", not ", nodes);
+  }
+  return Status::OK();
 }
 
 // Each time as nanoseconds per one of `per` things.
@@ -65,9 +104,13 @@ StatusOr<ExecutorBenchResult> BenchExecutor(int nodes, int reps) {
     Output one = Const(s, Tensor::Scalar<float>(1));
     for (int i = 0; i < nodes; ++i) x = Add(s, x, one);
     Identity(s.WithOpName("out"), x);
-    TACT_ASSIGN_OR_RETURN(std::vector<double> t, TimeRuns(s, "out", reps));
+    std::vector<double> plain;
+    TACT_ASSIGN_OR_RETURN(std::vector<double> t,
+                          TimeRuns(s, "out", reps, [nodes] { return PlainChain(nodes); }, &plain));
     r.chain_runs_ns = NsPer(t, nodes);
     r.ns_per_node_chain = Median(r.chain_runs_ns);
+    r.plain_runs_ns = NsPer(plain, nodes);
+    for (size_t i = 0; i < t.size(); ++i) r.chain_over_plain.push_back(t[i] / plain[i]);
   }
   {
     Scope s = Scope::NewRootScope();
@@ -87,7 +130,10 @@ StatusOr<ExecutorBenchResult> BenchExecutor(int nodes, int reps) {
       layer = std::move(next);
     }
     Identity(s.WithOpName("out"), layer[0]);
-    TACT_ASSIGN_OR_RETURN(std::vector<double> t, TimeRuns(s, "out", reps));
+    std::vector<double> plain;
+    TACT_ASSIGN_OR_RETURN(std::vector<double> t,
+                          TimeRuns(s, "out", reps, [nodes] { return PlainChain(nodes); }, &plain));
+    for (size_t i = 0; i < t.size(); ++i) r.wide_over_plain.push_back(t[i] / plain[i]);
     r.wide_runs_ns = NsPer(t, nodes);
     r.ns_per_node_wide = Median(r.wide_runs_ns);
     r.wide_graph_nodes = s.graph()->num_nodes();
@@ -143,12 +189,16 @@ void AddBenchExecutor(CLI::App& bench, std::function<int()>& run) {
                                            {"wide_graph_nodes", r->wide_graph_nodes},
                                            {"ns_per_graph_node_wide", r->ns_per_graph_node_wide},
                                            {"chain_runs_ns", MinMedianMax(r->chain_runs_ns)},
-                                           {"wide_runs_ns", MinMedianMax(r->wide_runs_ns)}};
+                                           {"plain_ns_per_node", Median(r->plain_runs_ns)},
+                                           {"plain_runs_ns", MinMedianMax(r->plain_runs_ns)},
+                                           {"chain_over_plain", MinMedianMax(r->chain_over_plain)},
+                                           {"wide_runs_ns", MinMedianMax(r->wide_runs_ns)},
+                                           {"wide_over_plain", MinMedianMax(r->wide_over_plain)}};
       if (!opts->json) {
-        std::printf("executor, %d nodes: chain %.0f ns/node, wide %.0f ns/node, Run %.1f us, "
-                    "loop %.0f ns/iteration\n",
-                    r->nodes, r->ns_per_node_chain, r->ns_per_node_wide, r->run_overhead_us,
-                    r->ns_per_loop_iteration);
+        std::printf("executor, %d nodes: chain %.0f ns/node (%.2fx the plain loop's), "
+                    "wide %.0f ns/node, Run %.1f us, loop %.0f ns/iteration\n",
+                    r->nodes, r->ns_per_node_chain, Median(r->chain_over_plain), r->ns_per_node_wide,
+                    r->run_overhead_us, r->ns_per_loop_iteration);
       }
       std::printf("%s\n", line.dump().c_str());
       return 0;
