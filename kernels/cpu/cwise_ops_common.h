@@ -69,9 +69,14 @@ struct NeedsNonNegativeExponent<F, std::void_t<decltype(F::kNonNegativeExponent)
 
 // ParallelFor through a reference: std::function keeps a reference_wrapper
 // in place, whereas a lambda of more than two pointers would be copied to
-// the heap on every call, a cost tiny inputs should not pay.
+// the heap on every call, a cost tiny inputs should not pay. Work that
+// ParallelFor would run inline runs here, without the std::function call.
 template <typename Fn>
 void Shard(OpKernelContext* ctx, int64_t n, int64_t cost_per_unit, const Fn& fn) {
+  if (n * cost_per_unit < kParallelForMinCost) {
+    if (n > 0) fn(0, n);
+    return;
+  }
   ParallelFor(ctx, n, cost_per_unit, std::cref(fn));
 }
 

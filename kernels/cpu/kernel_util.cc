@@ -9,8 +9,7 @@ void ParallelFor(OpKernelContext* ctx, int64_t n, int64_t cost_per_unit,
                  const std::function<void(int64_t begin, int64_t end)>& fn) {
   if (n <= 0) return;
   Eigen::ThreadPoolDevice* d = ctx->eigen_cpu_device();
-  // Under ~100k cycles of work the thread hand-off costs more than it saves.
-  if (d == nullptr || d->numThreads() <= 1 || n * cost_per_unit < 100000) {
+  if (d == nullptr || d->numThreads() <= 1 || n * cost_per_unit < kParallelForMinCost) {
     fn(0, n);
     return;
   }

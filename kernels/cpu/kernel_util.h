@@ -17,6 +17,9 @@ namespace tact {
 // scheduling. Blocks never overlap; fn must be thread-safe across blocks.
 void ParallelFor(OpKernelContext* ctx, int64_t n, int64_t cost_per_unit,
                  const std::function<void(int64_t begin, int64_t end)>& fn);
+// Under this much work (n * cost_per_unit, in cycles) ParallelFor runs fn
+// inline: a hand-off to another thread costs more than it saves.
+inline constexpr int64_t kParallelForMinCost = 100000;
 
 // Maps axis in [-rank, rank) to [0, rank); InvalidArgument naming `what`
 // ("axis", "dimension") otherwise.
