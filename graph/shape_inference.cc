@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "graph/tensor.h"
+
 namespace tact {
 
 InferenceContext::InferenceContext(const AttrMap* attrs, std::vector<PartialTensorShape> inputs,
@@ -35,6 +37,28 @@ Status CheckSlices(InferenceContext* c, int ref, int indices, int updates) {
                                    ") picked by input ", indices, " (", ids.DebugString(),
                                    ") have shape ", want.DebugString());
   }
+  return Status::OK();
+}
+
+Status ShapeFromInput(InferenceContext* c, int index, int out, const char* what) {
+  const Tensor* t = c->input_tensor(index);
+  if (t == nullptr) {
+    const PartialTensorShape& s = c->input(index);
+    if (s.dims() == 1 && s.dim_size(0) >= 0) {
+      c->set_output(out, PartialTensorShape(std::vector<int64_t>(s.dim_size(0), -1)));
+    }
+    return Status::OK();
+  }
+  if (t->dims() != 1 || (t->dtype() != DT_INT32 && t->dtype() != DT_INT64)) {
+    return errors::InvalidArgument(what, " must be an int32 or int64 vector, got ",
+                                   DataTypeString(t->dtype()), " ", t->shape().DebugString());
+  }
+  std::vector<int64_t> dims(t->NumElements());
+  for (int64_t i = 0; i < t->NumElements(); ++i) {
+    dims[i] = t->dtype() == DT_INT32 ? t->data<int32_t>()[i] : t->data<int64_t>()[i];
+  }
+  TACT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(dims));
+  c->set_output(out, shape);
   return Status::OK();
 }
 

@@ -56,6 +56,12 @@ Status BroadcastBinary(InferenceContext* c);
 // input `indices` (shape indices.shape + ref.shape[1:], as Scatter* and
 // SparseApply* take them), naming the input that does not fit.
 Status CheckSlices(InferenceContext* c, int ref, int indices, int updates);
+// Output `out` takes the shape held by input `index`, an int32 or int64
+// vector (Fill's dims, the random ops' and ScatterNd's shape): its value
+// where it is a constant, else its rank where the vector's length is known.
+// A constant that is not such a vector, or holds a negative dimension, is
+// an InvalidArgument naming `what`.
+Status ShapeFromInput(InferenceContext* c, int index, int out, const char* what);
 }  // namespace shape_fn
 
 // Broadcasts two partial shapes by NumPy's rules; InvalidArgument if they

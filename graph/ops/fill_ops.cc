@@ -8,31 +8,6 @@
 namespace tact {
 namespace {
 
-// Output `out` of a shape given by the int vector input `index` (Fill's
-// dims): its value where it is a constant, else its rank where the vector's
-// length is known, else unknown.
-Status ShapeFromShapeInput(InferenceContext* c, int index, int out) {
-  const Tensor* t = c->input_tensor(index);
-  if (t == nullptr) {
-    const PartialTensorShape& s = c->input(index);
-    if (s.dims() == 1 && s.dim_size(0) >= 0) {
-      c->set_output(out, PartialTensorShape(std::vector<int64_t>(s.dim_size(0), -1)));
-    }
-    return Status::OK();
-  }
-  if (t->dims() != 1 || (t->dtype() != DT_INT32 && t->dtype() != DT_INT64)) {
-    return errors::InvalidArgument("dims must be an int32 or int64 vector, got ",
-                                   DataTypeString(t->dtype()), " ", t->shape().DebugString());
-  }
-  std::vector<int64_t> dims(t->NumElements());
-  for (int64_t i = 0; i < t->NumElements(); ++i) {
-    dims[i] = t->dtype() == DT_INT32 ? t->data<int32_t>()[i] : t->data<int64_t>()[i];
-  }
-  TACT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(dims));
-  c->set_output(out, shape);
-  return Status::OK();
-}
-
 Status RequireScalar(InferenceContext* c, int index, const char* what) {
   if (c->input(index).dims() > 0) {
     return errors::InvalidArgument(what, " must be a scalar, got shape ",
@@ -43,7 +18,7 @@ Status RequireScalar(InferenceContext* c, int index, const char* what) {
 
 Status FillShape(InferenceContext* c) {
   TACT_RETURN_IF_ERROR(RequireScalar(c, 1, "value"));
-  return ShapeFromShapeInput(c, 0, 0);
+  return shape_fn::ShapeFromInput(c, 0, 0, "dims");
 }
 
 // The Range size from constant inputs of any supported type.

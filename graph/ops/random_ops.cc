@@ -7,29 +7,7 @@
 namespace tact {
 namespace {
 
-// The output shape from the `shape` input: its value where it is a
-// constant, else its rank where the vector's length is known.
-Status RandomShape(InferenceContext* c) {
-  const Tensor* t = c->input_tensor(0);
-  if (t == nullptr) {
-    const PartialTensorShape& s = c->input(0);
-    if (s.dims() == 1 && s.dim_size(0) >= 0) {
-      c->set_output(0, PartialTensorShape(std::vector<int64_t>(s.dim_size(0), -1)));
-    }
-    return Status::OK();
-  }
-  if (t->dims() != 1 || (t->dtype() != DT_INT32 && t->dtype() != DT_INT64)) {
-    return errors::InvalidArgument("shape must be an int32 or int64 vector, got ",
-                                   DataTypeString(t->dtype()), " ", t->shape().DebugString());
-  }
-  std::vector<int64_t> dims(t->NumElements());
-  for (int64_t i = 0; i < t->NumElements(); ++i) {
-    dims[i] = t->dtype() == DT_INT32 ? t->data<int32_t>()[i] : t->data<int64_t>()[i];
-  }
-  TACT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(dims));
-  c->set_output(0, shape);
-  return Status::OK();
-}
+Status RandomShape(InferenceContext* c) { return shape_fn::ShapeFromInput(c, 0, 0, "shape"); }
 
 #define TACT_REGISTER_RANDOM_OP(NAME)                                                    \
   REGISTER_OP(NAME)                                                                      \
