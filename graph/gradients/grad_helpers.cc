@@ -37,5 +37,12 @@ Output ReduceToShapeOf(const Scope& s, Output g, Output x, Output y, bool first)
   return Reshape(s, Sum(s, g, r[first ? 0 : 1]), first ? sx : sy);
 }
 
+Output SumToShapeOf(const Scope& s, Output g, Output x) {
+  Output sx = Shape(s, x);
+  std::vector<Output> r = BroadcastGradientArgs(s, sx, Shape(s, g));
+  if (r.size() != 2) return Output();
+  return Reshape(s, Sum(s, g, r[0]), sx);
+}
+
 }  // namespace grad
 }  // namespace tact

@@ -18,6 +18,9 @@ Output ConjIfComplex(const Scope& s, Output x);
 // Sums `g` (shaped like the broadcast result) down to the shape of `x`, as
 // the gradient of a broadcasting binary op needs.
 Output ReduceToShapeOf(const Scope& s, Output g, Output x, Output y, bool first);
+// Sums `g`, the gradient of a result that `x` was broadcast to, down to the
+// shape of `x`.
+Output SumToShapeOf(const Scope& s, Output g, Output x);
 
 }  // namespace grad
 }  // namespace tact

@@ -256,6 +256,16 @@ Status SelectGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
+// As Select's, each summed back down to the shape its input had before
+// the three were broadcast together.
+Status SelectV2Grad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output c = In(op, 0), zeros = ZerosLike(s, g[0]);
+  out->push_back(Output());
+  out->push_back(grad::SumToShapeOf(s, SelectV2(s, c, g[0], zeros), In(op, 1)));
+  out->push_back(grad::SumToShapeOf(s, SelectV2(s, c, zeros, g[0]), In(op, 2)));
+  return s.status();
+}
+
 // Second derivatives. ReluGrad(g, x) = g * (x > 0): linear in g, and its
 // derivative in x is 0 almost everywhere.
 Status ReluGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
@@ -378,6 +388,7 @@ REGISTER_GRADIENT_OP("Identity", IdentityGrad);
 REGISTER_GRADIENT_OP("AddN", AddNGrad);
 REGISTER_GRADIENT_OP("Cast", CastGrad);
 REGISTER_GRADIENT_OP("Select", SelectGrad);
+REGISTER_GRADIENT_OP("SelectV2", SelectV2Grad);
 REGISTER_GRADIENT_OP("ReluGrad", ReluGradGrad);
 REGISTER_GRADIENT_OP("TanhGrad", TanhGradGrad);
 REGISTER_GRADIENT_OP("SigmoidGrad", SigmoidGradGrad);

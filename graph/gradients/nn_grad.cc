@@ -431,6 +431,23 @@ Status GatherV2Grad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
+// Each picked slice's gradient goes back to where it was picked from;
+// slices picked twice add up.
+Status GatherNdGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output params = In(op, 0), indices = In(op, 1);
+  out->push_back(ScatterNd(s, indices, g[0], Shape(s, params, indices.type())));
+  out->push_back(Output());
+  return s.status();
+}
+
+// Each update's gradient is the output's gradient where it was added.
+Status ScatterNdGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(Output());
+  out->push_back(GatherNd(s, g[0], In(op, 0)));
+  out->push_back(Output());
+  return s.status();
+}
+
 // Each row of data gets its segment's gradient; a negative id dropped its
 // row, which so gets 0.
 Status UnsortedSegmentSumGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
@@ -509,6 +526,9 @@ REGISTER_GRADIENT_OP("UnsortedSegmentSum", UnsortedSegmentSumGrad);
 REGISTER_GRADIENT_OP("TopKV2", TopKGrad);
 REGISTER_GRADIENT_OP("ReverseV2", ReverseV2Grad);
 REGISTER_GRADIENT_OP("BroadcastTo", BroadcastToGrad);
+REGISTER_GRADIENT_OP("GatherNd", GatherNdGrad);
+REGISTER_GRADIENT_OP("ScatterNd", ScatterNdGrad);
+REGISTER_NO_GRADIENT_OP("Where");
 REGISTER_NO_GRADIENT_OP("ArgMax");
 REGISTER_NO_GRADIENT_OP("ArgMin");
 

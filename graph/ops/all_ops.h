@@ -8,6 +8,7 @@
 #include "graph/ops/core_ops.h"
 #include "graph/ops/data_flow_ops.h"
 #include "graph/ops/fill_ops.h"
+#include "graph/ops/indexing_ops.h"
 #include "graph/ops/io_ops.h"
 #include "graph/ops/math_ops.h"
 #include "graph/ops/matmul_ops.h"

@@ -55,6 +55,14 @@ Status SelectShape(InferenceContext* c) {
                                  cond.DebugString(), " and t ", t.DebugString());
 }
 
+// The three inputs broadcast together.
+Status SelectV2Shape(InferenceContext* c) {
+  TACT_ASSIGN_OR_RETURN(PartialTensorShape te, BroadcastShapes(c->input(1), c->input(2)));
+  TACT_ASSIGN_OR_RETURN(PartialTensorShape out, BroadcastShapes(c->input(0), te));
+  c->set_output(0, std::move(out));
+  return Status::OK();
+}
+
 Status BroadcastGradientArgsShape(InferenceContext* c) {
   c->set_output(0, PartialTensorShape({-1}));
   c->set_output(1, PartialTensorShape({-1}));
@@ -175,6 +183,8 @@ REGISTER_OP("LogicalOr").Input("x: bool").Input("y: bool").Output("z: bool")
 REGISTER_OP("LogicalNot").Input("x: bool").Output("y: bool").SetShapeFn(shape_fn::UnchangedShape);
 REGISTER_OP("Select").Input("condition: bool").Input("t: T").Input("e: T").Output("output: T")
     .Attr("T: type").SetShapeFn(SelectShape);
+REGISTER_OP("SelectV2").Input("condition: bool").Input("t: T").Input("e: T").Output("output: T")
+    .Attr("T: type").SetShapeFn(SelectV2Shape);
 
 // A running sum along `axis` (a scalar); `exclusive` leaves each element
 // out of its own sum, `reverse` runs from the end.
@@ -317,6 +327,10 @@ Output LogicalNot(const Scope& s, Input x) { return Unary(s, "LogicalNot", x); }
 
 Output Select(const Scope& s, Input condition, Input t, Input e) {
   return OpBuilder(s, "Select").Input(condition).Input(t).Input(e).FinalizeOutput();
+}
+
+Output SelectV2(const Scope& s, Input condition, Input t, Input e) {
+  return OpBuilder(s, "SelectV2").Input(condition).Input(t).Input(e).FinalizeOutput();
 }
 
 Output Cumsum(const Scope& s, Input x, Input axis, bool exclusive, bool reverse) {

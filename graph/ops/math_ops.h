@@ -1,6 +1,6 @@
 // Builder functions for element-wise math (paper 2, Table 1's "element-wise
 // mathematical operations"): arithmetic with NumPy broadcasting, unary math
-// and activations, comparisons and logic, Select, Cast, AddN, and the
+// and activations, comparisons and logic, Select(V2), Cast, AddN, and the
 // kernels that gradient graphs use (ReluGrad, BroadcastGradientArgs, ...).
 //
 //   Scope s = Scope::NewRootScope();
@@ -111,6 +111,10 @@ Output Cumsum(const Scope& s, Input x, Input axis, bool exclusive = false, bool 
 // t's shape (element-wise), or a vector of t's first dimension (whole rows).
 // t and e have one shape.
 Output Select(const Scope& s, Input condition, Input t, Input e);
+// condition ? t : e with all three broadcast together by NumPy's rules
+// (TensorFlow 2's tf.where of three arguments): a [2,1] condition picks
+// whole rows of [2,3] operands, a [3] one whole columns.
+Output SelectV2(const Scope& s, Input condition, Input t, Input e);
 
 // x converted to DstT (SrcT is x's dtype). Float -> integer truncates and
 // saturates; NaN becomes 0.

@@ -97,6 +97,59 @@ std::string PositionString(int64_t flat, const TensorShape& shape) {
   return IntListString(idx);
 }
 
+StatusOr<std::vector<int64_t>> RowsOfIndexVectors(const Tensor& indices, const TensorShape& shape,
+                                                  const char* what) {
+  if (indices.dims() == 0) {
+    return errors::InvalidArgument("indices must be at least a vector (its last dimension holds "
+                                   "the coordinates), got a scalar");
+  }
+  const int64_t k = indices.dim_size(indices.dims() - 1);
+  if (k > shape.dims()) {
+    return errors::InvalidArgument("indices ", indices.shape().DebugString(), " hold ", k,
+                                   " coordinates, more than ", what, " ", shape.DebugString(),
+                                   " has dimensions");
+  }
+  const std::vector<int64_t> coords = ReadIndices(indices);
+  int64_t vectors = 1;
+  for (int d = 0; d + 1 < indices.dims(); ++d) vectors *= indices.dim_size(d);
+  // With k = 0 each (empty) vector picks the one row, all of shape.
+  std::vector<int64_t> rows(vectors, 0);
+  for (int64_t i = 0; k > 0 && i < vectors; ++i) {
+    int64_t row = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      const int64_t at = i * k + d;
+      const int64_t c = coords[at], limit = shape.dim_size(static_cast<int>(d));
+      if (c < 0 || c >= limit) {
+        return errors::InvalidArgument("indices", PositionString(at, indices.shape()), " = ", c,
+                                       " is not in [0, ", limit, ") (dimension ", d, " of ", what,
+                                       " ", shape.DebugString(), ")");
+      }
+      row = row * limit + c;
+    }
+    rows[i] = row;
+  }
+  return rows;
+}
+
+StatusOr<std::vector<int64_t>> BroadcastStrides(const TensorShape& in,
+                                                const std::vector<int64_t>& target) {
+  const int rank = static_cast<int>(target.size());
+  bool fits = in.dims() <= rank;
+  std::vector<int64_t> strides(rank, 0);
+  const std::vector<int64_t> in_strides = RowMajorStrides(in.dim_sizes());
+  for (int d = 0; fits && d < in.dims(); ++d) {
+    const int t = rank - in.dims() + d;
+    const int64_t have = in.dim_size(d), want = target[t];
+    fits = have == want || have == 1;
+    if (have == want && have != 1) strides[t] = in_strides[d];
+  }
+  if (!fits) {
+    return errors::InvalidArgument("input of shape ", in.DebugString(), " cannot broadcast to ",
+                                   IntListString(target));
+  }
+  return strides;
+}
+
 Status StridedCopy(OpKernelContext* ctx, const Tensor& in, int64_t in_base,
                    const std::vector<int64_t>& out_dims, const std::vector<int64_t>& in_strides,
                    Tensor* out) {

@@ -53,6 +53,15 @@ std::vector<int64_t> ReadIndices(const Tensor& t);
 // for errors that name an element (an index out of range).
 std::string PositionString(int64_t flat, const TensorShape& shape);
 
+// For GatherNd and ScatterNd: `indices` [..., k] (int32 or int64) hold
+// vectors of k coordinates into the first k dimensions of `shape`. Returns
+// the row each vector picks of `shape` viewed as [prod(shape[:k]),
+// prod(shape[k:])]. InvalidArgument for indices of rank 0, for k above
+// shape's rank (naming both shapes) and for a coordinate out of range
+// (naming its position and value, and `what` the shape is).
+StatusOr<std::vector<int64_t>> RowsOfIndexVectors(const Tensor& indices, const TensorShape& shape,
+                                                  const char* what);
+
 // out (viewed as `out_dims`, which must hold out->NumElements() elements)
 // gets, at index (i_0, ..., i_{r-1}), the element of `in` at flat offset
 // in_base + sum_d i_d * in_strides[d]. Strides may be negative or zero.
@@ -61,6 +70,13 @@ std::string PositionString(int64_t flat, const TensorShape& shape);
 Status StridedCopy(OpKernelContext* ctx, const Tensor& in, int64_t in_base,
                    const std::vector<int64_t>& out_dims, const std::vector<int64_t>& in_strides,
                    Tensor* out);
+
+// The strides (per dimension of `target`) that StridedCopy needs to
+// broadcast a tensor of shape `in` to `target` by NumPy's rules (right-
+// aligned; each dimension of in is target's or 1): 0 where it repeats.
+// InvalidArgument naming both shapes if `in` cannot broadcast to target.
+StatusOr<std::vector<int64_t>> BroadcastStrides(const TensorShape& in,
+                                                const std::vector<int64_t>& target);
 
 // Views every input i as a matrix [outer, inner_i] and out as
 // [outer, sum inner_i], and fills each row of out with the inputs' rows side

@@ -54,24 +54,12 @@ class BroadcastToOp : public OpKernel {
     OP_REQUIRES_OK(ctx, target.status());
     StatusOr<TensorShape> out_shape = TensorShape::FromDims(*target);
     OP_REQUIRES_OK(ctx, out_shape.status());
-    const int rank = static_cast<int>(target->size());
-    // Right-aligned, as NumPy: each input dimension is the target's or 1.
-    bool fits = in.dims() <= rank;
-    std::vector<int64_t> strides(rank, 0);
-    const std::vector<int64_t> in_strides = RowMajorStrides(in.shape().dim_sizes());
-    for (int d = 0; fits && d < in.dims(); ++d) {
-      const int t = rank - in.dims() + d;
-      const int64_t have = in.dim_size(d), want = (*target)[t];
-      fits = have == want || have == 1;
-      if (have == want && have != 1) strides[t] = in_strides[d];
-    }
-    OP_REQUIRES(ctx, fits,
-                errors::InvalidArgument("input of shape ", in.shape().DebugString(),
-                                        " cannot broadcast to ", IntListString(*target)));
+    StatusOr<std::vector<int64_t>> strides = BroadcastStrides(in.shape(), *target);
+    OP_REQUIRES_OK(ctx, strides.status());
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
     if (out->NumElements() == 0) return;
-    OP_REQUIRES_OK(ctx, StridedCopy(ctx, in, 0, *target, strides, out));
+    OP_REQUIRES_OK(ctx, StridedCopy(ctx, in, 0, *target, *strides, out));
   }
 };
 

@@ -3,6 +3,10 @@
 // num_segments fails the step naming its position and value; a negative id
 // drops its row, as TensorFlow's does.
 //
+// ScatterNd is the same sum: each index vector names the output row (of
+// the output viewed as [prod(shape[:k]), prod(shape[k:])]) that its slice
+// of updates adds to.
+//
 // The output's rows are split among the threads and each thread walks every
 // id, adding only the rows it owns: a row's terms always add in the order
 // of their positions, so the result is the same on any number of threads.
@@ -19,10 +23,43 @@
 namespace tact {
 namespace {
 
+// dst, `segments` rows of `inner` elements, gets in row k the sum of the
+// rows i of src (each `inner` elements) whose ids[i] is k; rows with a
+// negative id are dropped. Every id must be below `segments`.
+template <typename T>
+void SumRowsInto(OpKernelContext* ctx, const T* src, const std::vector<int64_t>& ids,
+                 int64_t inner, int64_t segments, T* dst) {
+  using A = ComputeType<T>;
+  const int64_t rows = static_cast<int64_t>(ids.size());
+  // Each unit is one output row: zeroing it, and its share of the walk.
+  const int64_t cost = inner + (rows * (inner + 1)) / segments + 1;
+  ParallelFor(ctx, segments, cost, [&](int64_t begin, int64_t end) {
+    // The sums build in the output itself, but for the 16-bit types.
+    std::vector<A> temp;
+    A* acc = nullptr;
+    if constexpr (std::is_same_v<A, T>) {
+      acc = dst + begin * inner;
+    } else {
+      temp.resize((end - begin) * inner);
+      acc = temp.data();
+    }
+    std::fill(acc, acc + (end - begin) * inner, A(0));
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t k = ids[i];
+      if (k < begin || k >= end) continue;  // another thread's, or dropped
+      A* a = acc + (k - begin) * inner;
+      const T* row = src + i * inner;
+      for (int64_t j = 0; j < inner; ++j) a[j] = WrappingAdd(a[j], static_cast<A>(row[j]));
+    }
+    if constexpr (!std::is_same_v<A, T>) {
+      std::transform(temp.begin(), temp.end(), dst + begin * inner,
+                     [](A v) { return static_cast<T>(v); });
+    }
+  });
+}
+
 template <typename T>
 class UnsortedSegmentSumOp : public OpKernel {
-  using A = ComputeType<T>;
-
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
@@ -53,35 +90,44 @@ class UnsortedSegmentSumOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out->NumElements() == 0) return;
-    const int64_t inner = out->NumElements() / segments;
-    const T* src = data.data<T>();
-    T* dst = out->data<T>();
-    const int64_t rows = static_cast<int64_t>(ids.size());
-    // Each unit is one output row: zeroing it, and its share of the walk.
-    const int64_t cost = inner + (rows * (inner + 1)) / segments + 1;
-    ParallelFor(ctx, segments, cost, [&](int64_t begin, int64_t end) {
-      // The sums build in the output itself, but for the 16-bit types.
-      std::vector<A> temp;
-      A* acc = nullptr;
-      if constexpr (std::is_same_v<A, T>) {
-        acc = dst + begin * inner;
-      } else {
-        temp.resize((end - begin) * inner);
-        acc = temp.data();
-      }
-      std::fill(acc, acc + (end - begin) * inner, A(0));
-      for (int64_t i = 0; i < rows; ++i) {
-        const int64_t k = ids[i];
-        if (k < begin || k >= end) continue;  // another thread's, or dropped
-        A* a = acc + (k - begin) * inner;
-        const T* row = src + i * inner;
-        for (int64_t j = 0; j < inner; ++j) a[j] = WrappingAdd(a[j], static_cast<A>(row[j]));
-      }
-      if constexpr (!std::is_same_v<A, T>) {
-        std::transform(temp.begin(), temp.end(), dst + begin * inner,
-                       [](A v) { return static_cast<T>(v); });
-      }
-    });
+    SumRowsInto(ctx, data.data<T>(), ids, out->NumElements() / segments, segments,
+                out->data<T>());
+  }
+};
+
+template <typename T>
+class ScatterNdOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& updates = ctx->input(1);
+    const Tensor& shape_t = ctx->input(2);
+    OP_REQUIRES(ctx, shape_t.dims() == 1,
+                errors::InvalidArgument("shape must be a vector, got shape ",
+                                        shape_t.shape().DebugString()));
+    StatusOr<TensorShape> shape = TensorShape::FromDims(ReadIndices(shape_t));
+    OP_REQUIRES_OK(ctx, shape.status());
+    StatusOr<std::vector<int64_t>> rows = RowsOfIndexVectors(indices, *shape, "shape");
+    OP_REQUIRES_OK(ctx, rows.status());
+    const int k = static_cast<int>(indices.dim_size(indices.dims() - 1));
+    TensorShape want;
+    for (int d = 0; d + 1 < indices.dims(); ++d) want.AddDim(indices.dim_size(d));
+    int64_t segments = 1, inner = 1;
+    for (int d = 0; d < k; ++d) segments *= shape->dim_size(d);
+    for (int d = k; d < shape->dims(); ++d) {
+      want.AddDim(shape->dim_size(d));
+      inner *= shape->dim_size(d);
+    }
+    OP_REQUIRES(ctx, updates.shape() == want,
+                errors::InvalidArgument("updates have shape ", updates.shape().DebugString(),
+                                        " but indices ", indices.shape().DebugString(),
+                                        " into shape ", shape->DebugString(),
+                                        " pick slices of shape ", want.DebugString()));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+    if (out->NumElements() == 0) return;
+    SumRowsInto(ctx, updates.data<T>(), *rows, inner, segments, out->data<T>());
   }
 };
 
@@ -89,6 +135,10 @@ class UnsortedSegmentSumOp : public OpKernel {
   REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
                           UnsortedSegmentSumOp<T>);
 TACT_CALL_NUMBER(TACT_REGISTER, "UnsortedSegmentSum")
+#undef TACT_REGISTER
+#define TACT_REGISTER(T, OP) \
+  REGISTER_KERNEL_BUILDER(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), ScatterNdOp<T>);
+TACT_CALL_NUMBER(TACT_REGISTER, "ScatterNd")
 #undef TACT_REGISTER
 
 }  // namespace

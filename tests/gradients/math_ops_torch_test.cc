@@ -101,6 +101,30 @@ std::vector<Case> Cases() {
        [](const Scope& s, Output a, Output) {
          return UnsortedSegmentSum(s, a, Const(s, Tensor::FromVector<int32_t>({4, 0, 4})), 5);
        }},
+      // GatherNd and ScatterNd (each the other's gradient), picked twice.
+      {"a[torch.tensor([2, 0, 2]), torch.tensor([1, 3, 1])]",
+       [](const Scope& s, Output a, Output) {
+         return GatherNd(s, a, Const(s, Tensor::FromVector<int64_t>({2, 1, 0, 3, 2, 1}, {3, 2})));
+       }},
+      {"a[torch.tensor([1, 1, 0])]",
+       [](const Scope& s, Output a, Output) {
+         return GatherNd(s, a, Const(s, Tensor::FromVector<int32_t>({1, 1, 0}, {3, 1})));
+       }},
+      {"torch.zeros(4, 3, dtype=torch.float64).index_put("
+       "(torch.tensor([3, 0, 3, 1]), torch.tensor([2, 2, 2, 0])), a[0], accumulate=True)",
+       [](const Scope& s, Output a, Output) {
+         Output ids = Const(s, Tensor::FromVector<int32_t>({3, 2, 0, 2, 3, 2, 1, 0}, {4, 2}));
+         return ScatterNd(s, ids, Gather(s, a, 0), {4, 3});
+       }},
+      // SelectV2 broadcasting a column condition, a row and a matrix.
+      {"torch.where(a[:, :1] > 0, a[:1, :], b)",
+       [](const Scope& s, Output a, Output b) {
+         return SelectV2(s, Greater(s, Slice(s, a, {0, 0}, {3, 1}), 0.0), Slice(s, a, {0, 0}, {1, 4}),
+                         b);
+       }},
+      {"torch.nonzero(a > 0.5).double()",
+       [](const Scope& s, Output a, Output) { return Cast(s, Where(s, Greater(s, a, 0.5)), DT_DOUBLE); },
+       -2, 2, false},
       {"ri(torch.exp(z))", complex_case(Exp)},
       {"ri(torch.log(z))", complex_case(Log)},
       {"ri(torch.sqrt(z))", complex_case(Sqrt)},

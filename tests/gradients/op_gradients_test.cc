@@ -347,6 +347,28 @@ TEST(OpGradientsTest, NnOps) {
                     return GatherV2(s, x[0], Tensor::FromVector<int64_t>({3, 3, 0}, {3, 1}), axis);
                   }),
             kTol);
+  // GatherNd picking elements (one twice) and rows; ScatterNd adding two
+  // updates into one place; SelectV2 broadcasting all three inputs.
+  EXPECT_LT(Check({{3, 4}},
+                  [](const Scope& s, const auto& x) {
+                    return GatherNd(s, x[0], Tensor::FromVector<int32_t>({2, 1, 0, 3, 2, 1}, {3, 2}));
+                  }),
+            kTol);
+  EXPECT_LT(Check({{3, 4, 2}},
+                  [](const Scope& s, const auto& x) {
+                    return GatherNd(s, x[0], Tensor::FromVector<int64_t>({1, 1, 0}, {3, 1}));
+                  }),
+            kTol);
+  EXPECT_LT(Check({{3, 2}},
+                  [](const Scope& s, const auto& x) {
+                    return ScatterNd(s, Tensor::FromVector<int32_t>({1, 3, 1}, {3, 1}), x[0], {4, 2});
+                  }),
+            kTol);
+  EXPECT_LT(Check({{3, 1}, {1, 4}, {4}},
+                  [](const Scope& s, const auto& x) {
+                    return SelectV2(s, Greater(s, x[0], 0.0), x[1], x[2]);
+                  }),
+            kTol);
   // The backprop output (softmax(features) - labels) as a value, as a
   // second derivative or a gradient penalty uses it.
   EXPECT_LT(Check({{3, 4}},
