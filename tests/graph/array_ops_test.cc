@@ -196,6 +196,39 @@ TEST(ArrayOpsShapeTest, SlicePadTileGather) {
   EXPECT_FALSE(Infer("Gather", {PartialTensorShape({}), PartialTensorShape({2})}).ok());
 }
 
+TEST(ArrayOpsShapeTest, IndexingByCoordinates) {
+  // GatherNd: indices.shape[:-1] + params.shape[k:].
+  EXPECT_EQ(InferOne("GatherNd", {PartialTensorShape({5, 4, 3}), PartialTensorShape({2, 7, 2})}),
+            PartialTensorShape({2, 7, 3}));
+  EXPECT_EQ(InferOne("GatherNd", {PartialTensorShape({5, 4}), PartialTensorShape({6, 0})}),
+            PartialTensorShape({6, 5, 4}));
+  EXPECT_EQ(InferOne("GatherNd", {PartialTensorShape({5, 4}), PartialTensorShape({6, -1})}),
+            kUnknown);
+  EXPECT_FALSE(Infer("GatherNd", {PartialTensorShape({5, 4}), PartialTensorShape({6, 3})}).ok());
+  EXPECT_FALSE(Infer("GatherNd", {PartialTensorShape({5}), PartialTensorShape({})}).ok());
+  // ScatterNd: `shape` where it is a constant; updates must fit it.
+  Tensor shape = Vec({4, 3});
+  EXPECT_EQ(InferOne("ScatterNd", {PartialTensorShape({5, 1}), PartialTensorShape({5, 3}), {2}},
+                     {nullptr, nullptr, &shape}),
+            PartialTensorShape({4, 3}));
+  EXPECT_EQ(InferOne("ScatterNd", {PartialTensorShape({5, 1}), PartialTensorShape({5, 3}), {2}}),
+            PartialTensorShape({-1, -1}));
+  auto bad = Infer("ScatterNd", {PartialTensorShape({5, 1}), PartialTensorShape({5, 4}), {2}},
+                   {nullptr, nullptr, &shape});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("pick slices of shape [5,3]"), std::string::npos)
+      << bad.status().ToString();
+  // Where: one row of coordinates per nonzero element.
+  EXPECT_EQ(InferOne("Where", {PartialTensorShape({2, -1, 3})}), PartialTensorShape({-1, 3}));
+  EXPECT_EQ(InferOne("Where", {kUnknown}), PartialTensorShape({-1, -1}));
+  // SelectV2: the three broadcast together.
+  EXPECT_EQ(InferOne("SelectV2", {PartialTensorShape({2, 1}), PartialTensorShape({1, 3}),
+                                  PartialTensorShape({})}),
+            PartialTensorShape({2, 3}));
+  EXPECT_FALSE(Infer("SelectV2", {PartialTensorShape({2}), PartialTensorShape({3}),
+                                  PartialTensorShape({3})}).ok());
+}
+
 TEST(ArrayOpsShapeTest, ShapeSizeRank) {
   EXPECT_EQ(InferOne("Shape", {PartialTensorShape({2, -1, 3})}), PartialTensorShape({3}));
   EXPECT_EQ(InferOne("Shape", {PartialTensorShape({})}), PartialTensorShape({0}));
