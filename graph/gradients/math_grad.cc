@@ -266,6 +266,18 @@ Status SelectV2Grad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
+// TensorFlow's rule: t gets the gradient where it lies within the bounds;
+// each bound gets it where t was clipped to that bound (below the lower,
+// above the upper), summed down to the bound's shape.
+Status ClipByValueGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  Output t = In(op, 0), lo = In(op, 1), hi = In(op, 2), zeros = ZerosLike(s, g[0]);
+  Output below = Less(s, t, lo), above = Greater(s, t, hi);
+  out->push_back(SelectV2(s, LogicalOr(s, below, above), zeros, g[0]));
+  out->push_back(grad::SumToShapeOf(s, SelectV2(s, below, g[0], zeros), lo));
+  out->push_back(grad::SumToShapeOf(s, SelectV2(s, above, g[0], zeros), hi));
+  return s.status();
+}
+
 // Second derivatives. ReluGrad(g, x) = g * (x > 0): linear in g, and its
 // derivative in x is 0 almost everywhere.
 Status ReluGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
@@ -389,6 +401,7 @@ REGISTER_GRADIENT_OP("AddN", AddNGrad);
 REGISTER_GRADIENT_OP("Cast", CastGrad);
 REGISTER_GRADIENT_OP("Select", SelectGrad);
 REGISTER_GRADIENT_OP("SelectV2", SelectV2Grad);
+REGISTER_GRADIENT_OP("ClipByValue", ClipByValueGrad);
 REGISTER_GRADIENT_OP("ReluGrad", ReluGradGrad);
 REGISTER_GRADIENT_OP("TanhGrad", TanhGradGrad);
 REGISTER_GRADIENT_OP("SigmoidGrad", SigmoidGradGrad);

@@ -448,6 +448,14 @@ Status ScatterNdGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   return s.status();
 }
 
+// The band part is linear and keeps the same band of the gradient.
+Status MatrixBandPartGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+  out->push_back(MatrixBandPart(s, g[0], In(op, 1), In(op, 2)));
+  out->push_back(Output());
+  out->push_back(Output());
+  return s.status();
+}
+
 // Each row of data gets its segment's gradient; a negative id dropped its
 // row, which so gets 0.
 Status UnsortedSegmentSumGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
@@ -528,6 +536,7 @@ REGISTER_GRADIENT_OP("ReverseV2", ReverseV2Grad);
 REGISTER_GRADIENT_OP("BroadcastTo", BroadcastToGrad);
 REGISTER_GRADIENT_OP("GatherNd", GatherNdGrad);
 REGISTER_GRADIENT_OP("ScatterNd", ScatterNdGrad);
+REGISTER_GRADIENT_OP("MatrixBandPart", MatrixBandPartGrad);
 REGISTER_NO_GRADIENT_OP("Where");
 REGISTER_NO_GRADIENT_OP("ArgMax");
 REGISTER_NO_GRADIENT_OP("ArgMin");

@@ -3,6 +3,7 @@
 
 #include "graph/ops/array_ops.h"
 #include "graph/ops/batch_norm_ops.h"
+#include "graph/ops/clip_ops.h"
 #include "graph/ops/cond.h"
 #include "graph/ops/control_flow_ops.h"
 #include "graph/ops/core_ops.h"
@@ -10,6 +11,7 @@
 #include "graph/ops/fill_ops.h"
 #include "graph/ops/indexing_ops.h"
 #include "graph/ops/io_ops.h"
+#include "graph/ops/linalg_ops.h"
 #include "graph/ops/math_ops.h"
 #include "graph/ops/matmul_ops.h"
 #include "graph/ops/nn_ops.h"

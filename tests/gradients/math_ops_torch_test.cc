@@ -125,6 +125,22 @@ std::vector<Case> Cases() {
       {"torch.nonzero(a > 0.5).double()",
        [](const Scope& s, Output a, Output) { return Cast(s, Where(s, Greater(s, a, 0.5)), DT_DOUBLE); },
        -2, 2, false},
+      // ClipByValue with scalar bounds and with bounds of a's shape.
+      {"torch.clamp(a, -0.5, 0.7)",
+       [](const Scope& s, Output a, Output) { return ClipByValue(s, a, -0.5, 0.7); }},
+      {"torch.clamp(a, b - 0.5, b + 0.5)",
+       [](const Scope& s, Output a, Output b) {
+         return ClipByValue(s, a, Sub(s, b, 0.5), Add(s, b, 0.5));
+       }},
+      // MatrixBandPart: a lower triangle, and a band one below and two above.
+      {"torch.tril(a)",
+       [](const Scope& s, Output a, Output) {
+         return MatrixBandPart(s, a, Tensor::Scalar<int64_t>(-1), Tensor::Scalar<int64_t>(0));
+       }},
+      {"torch.triu(torch.tril(a, 2), -1)",
+       [](const Scope& s, Output a, Output) {
+         return MatrixBandPart(s, a, Tensor::Scalar<int64_t>(1), Tensor::Scalar<int64_t>(2));
+       }},
       {"ri(torch.exp(z))", complex_case(Exp)},
       {"ri(torch.log(z))", complex_case(Log)},
       {"ri(torch.sqrt(z))", complex_case(Sqrt)},

@@ -369,6 +369,24 @@ TEST(OpGradientsTest, NnOps) {
                     return SelectV2(s, Greater(s, x[0], 0.0), x[1], x[2]);
                   }),
             kTol);
+  // ClipByValue with bounds of t's shape (each clipping some elements) and
+  // with scalar bounds; MatrixBandPart's band of a batch of matrices.
+  EXPECT_LT(Check({{3, 4}, {3, 4}, {3, 4}},
+                  [](const Scope& s, const auto& x) {
+                    return ClipByValue(s, x[0], Sub(s, x[1], 0.5), Add(s, x[2], 0.5));
+                  }),
+            kTol);
+  EXPECT_LT(Check({{3, 4}, {}, {}},
+                  [](const Scope& s, const auto& x) {
+                    return ClipByValue(s, x[0], Sub(s, x[1], 0.3), Add(s, x[2], 0.3));
+                  }),
+            kTol);
+  EXPECT_LT(Check({{2, 3, 4}},
+                  [](const Scope& s, const auto& x) {
+                    return MatrixBandPart(s, x[0], Tensor::Scalar<int64_t>(1),
+                                          Tensor::Scalar<int64_t>(2));
+                  }),
+            kTol);
   // The backprop output (softmax(features) - labels) as a value, as a
   // second derivative or a gradient penalty uses it.
   EXPECT_LT(Check({{3, 4}},

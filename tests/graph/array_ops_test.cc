@@ -229,6 +229,16 @@ TEST(ArrayOpsShapeTest, IndexingByCoordinates) {
                                   PartialTensorShape({3})}).ok());
 }
 
+TEST(ArrayOpsShapeTest, ClipByValueAndMatrixBandPart) {
+  EXPECT_EQ(InferOne("ClipByValue", {PartialTensorShape({2, -1}), {}, PartialTensorShape({2, 3})}),
+            PartialTensorShape({2, -1}));
+  EXPECT_FALSE(Infer("ClipByValue", {PartialTensorShape({2, 3}), {3}, {}}).ok());
+  EXPECT_EQ(InferOne("MatrixBandPart", {PartialTensorShape({5, 3, 3}), {}, {}}),
+            PartialTensorShape({5, 3, 3}));
+  EXPECT_FALSE(Infer("MatrixBandPart", {PartialTensorShape({3}), {}, {}}).ok());
+  EXPECT_FALSE(Infer("MatrixBandPart", {PartialTensorShape({3, 3}), {2}, {}}).ok());
+}
+
 TEST(ArrayOpsShapeTest, ShapeSizeRank) {
   EXPECT_EQ(InferOne("Shape", {PartialTensorShape({2, -1, 3})}), PartialTensorShape({3}));
   EXPECT_EQ(InferOne("Shape", {PartialTensorShape({})}), PartialTensorShape({0}));
