@@ -3,7 +3,7 @@
 //   auto y = ClipByValue(s, x, -1.0f, 1.0f);   // every element into [-1, 1]
 //
 // ClipByGlobalNorm, which rescales a list of gradients, is a layer on the
-// builder API (graph/nn/optimizers.h), not an op.
+// builder API (graph/nn/clipping.h), not an op.
 #pragma once
 
 #include "graph/op_builder.h"
