@@ -14,7 +14,7 @@ TEST(IndexingSessionTest, ABadIndexNamesItsNodeAndTheSessionGoesOn) {
   Output params = Const(s, Tensor::FromVector<float>({0, 1, 2, 3, 4, 5, 6, 7}, {4, 2}));
   Output ids = Placeholder(s.WithOpName("ids"), DT_INT32);
   Output picked = GatherNd(s.WithOpName("pick"), params, ids);
-  Output where = Where(s.WithOpName("where"), Greater(s, picked, 2.0f));
+  Where(s.WithOpName("where"), Greater(s, picked, 2.0f));
   ScatterNd(s.WithOpName("scatter"), ids, picked, {4, 2});
   auto session = test::NewSession(s);
 
