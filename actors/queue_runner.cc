@@ -55,7 +55,16 @@ void QueueRunner::Loop(const std::string& target) {
 Status QueueRunner::Refill(int64_t seen) {
   std::lock_guard<std::mutex> lock(refill_mu_);
   if (refills_.load() != seen) return Status::OK();  // another thread refilled since
-  Status s = session_->Run({}, {}, {refill_target_}).status();
+  // The enqueue may learn of a loss before the master does (its task saw
+  // the connection break first). A refill started then is under way when
+  // the master marks the task lost, and fails with the loss itself; tried
+  // once more, it is a Run that needs a lost task, and waits for the task
+  // (up to the session's task wait). A second failure is the runner's.
+  Status s;
+  for (int tries = 0; tries < 2 && !stopping_.load(); ++tries) {
+    s = session_->Run({}, {}, {refill_target_}).status();
+    if (s.code() != Code::kUnavailable) break;
+  }
   if (!s.ok() && s.code() != Code::kCancelled) return s;  // Cancelled: the old queues lived on
   refills_.fetch_add(1);
   return Status::OK();
