@@ -64,9 +64,10 @@ StatusOr<std::vector<double>> TimeRuns(const Scope& s, const std::string& fetch,
 // allocated, computed from the one before, which is then released, as the
 // chain's Adds do (theirs come from the device's allocator, these from
 // CpuAllocator(), the same host memory). It tells what the host gives for
-// that work at the moment of each Run: this 2-vCPU host moves between two
-// speeds, about 1.8x apart, for tenths of a second to seconds at a time, and
-// the plain loop moves with the chain (docs/performance.md, session 37).
+// that work at the moment of each Run: the 2-vCPU machines this was written
+// on move between two speeds, about 1.8x apart, for tenths of a second to
+// seconds at a time, and the plain loop moves with the chain
+// (docs/performance.md, session 37).
 Status PlainChain(int nodes) {
   Tensor x = Tensor::Scalar<float>(0);
   for (int i = 0; i < nodes; ++i) {
