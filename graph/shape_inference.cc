@@ -57,8 +57,9 @@ Status ShapeFromInput(InferenceContext* c, int index, int out, const char* what)
   for (int64_t i = 0; i < t->NumElements(); ++i) {
     dims[i] = t->dtype() == DT_INT32 ? t->data<int32_t>()[i] : t->data<int64_t>()[i];
   }
-  TACT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(dims));
-  c->set_output(out, shape);
+  StatusOr<TensorShape> shape = TensorShape::FromDims(dims);
+  if (!shape.ok()) return shape.status().WithPrefix(std::string(what) + ": ");
+  c->set_output(out, *shape);
   return Status::OK();
 }
 

@@ -218,6 +218,11 @@ TEST(ArrayOpsShapeTest, IndexingByCoordinates) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("pick slices of shape [5,3]"), std::string::npos)
       << bad.status().ToString();
+  Tensor negative = Vec({4, -3});
+  auto neg = Infer("ScatterNd", {PartialTensorShape({5, 1}), PartialTensorShape({5, 3}), {2}},
+                   {nullptr, nullptr, &negative});
+  ASSERT_FALSE(neg.ok());
+  EXPECT_EQ(neg.status().message().rfind("shape: ", 0), 0u) << neg.status().ToString();
   // Where: one row of coordinates per nonzero element.
   EXPECT_EQ(InferOne("Where", {PartialTensorShape({2, -1, 3})}), PartialTensorShape({-1, 3}));
   EXPECT_EQ(InferOne("Where", {kUnknown}), PartialTensorShape({-1, -1}));
