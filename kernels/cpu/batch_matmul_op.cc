@@ -5,7 +5,6 @@
 // as MatMul does.
 #include <algorithm>
 
-#include "kernels/cpu/blas_gemm.h"
 #include "kernels/cpu/parallel_gemm.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/numeric_types.h"
@@ -14,11 +13,6 @@
 
 namespace tact {
 namespace {
-
-// Up to this many multiply-adds a product is one single-threaded BLAS call
-// and the batch elements run side by side on the device's threads; larger
-// products are each cut into blocks over the threads (ParallelGemm).
-constexpr int64_t kSmallProduct = 1 << 17;
 
 // For each output batch index, the offsets (in matrices) into x and y.
 struct BatchPlan {
@@ -89,22 +83,9 @@ class BatchMatMulOp : public OpKernel {
   template <typename C>
   void Multiply(OpKernelContext* ctx, const BatchPlan& plan, int64_t m, int64_t n, int64_t k,
                 const C* xp, const C* yp, C* op) const {
-    const int64_t batches = static_cast<int64_t>(plan.x_index.size());
-    const bool conjugate = kIsComplex<C>;  // adj_x/adj_y are adjoints
-    auto run = [&](int64_t begin, int64_t end) {
-      for (int64_t b = begin; b < end; ++b) {
-        Gemm<C>(adj_x_, adj_y_, m, n, k, C(1), xp + plan.x_index[b] * m * k,
-                yp + plan.y_index[b] * k * n, C(0), op + b * m * n, 0, conjugate);
-      }
-    };
-    if (m * n * k <= kSmallProduct) {
-      ParallelFor(ctx, batches, std::max<int64_t>(m * n * k, 1) * 2, run);
-    } else {
-      for (int64_t b = 0; b < batches; ++b) {
-        ParallelGemm<C>(ctx, adj_x_, adj_y_, m, n, k, C(1), xp + plan.x_index[b] * m * k,
-                        yp + plan.y_index[b] * k * n, C(0), op + b * m * n, conjugate);
-      }
-    }
+    // adj_x/adj_y are adjoints: conjugated for complex types.
+    BatchedGemm<C>(ctx, adj_x_, adj_y_, m, n, k, xp, plan.x_index, yp, plan.y_index, op,
+                   kIsComplex<C>);
   }
 
   bool adj_x_ = false;

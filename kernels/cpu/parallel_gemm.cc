@@ -4,6 +4,7 @@
 
 #include "devices/device.h"
 #include "kernels/cpu/blas_gemm.h"
+#include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/numeric_types.h"
 #include "kernels/cpu/run_blocks.h"
 
@@ -113,9 +114,37 @@ void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, i
   }
 }
 
-#define TACT_INSTANTIATE_PARALLEL_GEMM(T, ...)                                             \
-  template void ParallelGemm<T>(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t, T, \
-                                const T*, const T*, T, T*, bool);
+// Up to this many multiply-adds a product of a batch is one single-threaded
+// BLAS call, and the batch's products run side by side on the device's
+// threads.
+constexpr int64_t kSmallProduct = 1 << 17;
+
+template <typename T>
+void BatchedGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                 int64_t k, const T* a, const std::vector<int64_t>& a_index, const T* b,
+                 const std::vector<int64_t>& b_index, T* c, bool conjugate) {
+  const int64_t batches = static_cast<int64_t>(a_index.size());
+  if (m * n * k <= kSmallProduct) {
+    ParallelFor(ctx, batches, std::max<int64_t>(m * n * k, 1) * 2, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        Gemm<T>(trans_a, trans_b, m, n, k, T(1), a + a_index[i] * m * k, b + b_index[i] * k * n,
+                T(0), c + i * m * n, 0, conjugate);
+      }
+    });
+    return;
+  }
+  for (int64_t i = 0; i < batches; ++i) {
+    ParallelGemm<T>(ctx, trans_a, trans_b, m, n, k, T(1), a + a_index[i] * m * k,
+                    b + b_index[i] * k * n, T(0), c + i * m * n, conjugate);
+  }
+}
+
+#define TACT_INSTANTIATE_PARALLEL_GEMM(T, ...)                                                \
+  template void ParallelGemm<T>(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t, T,    \
+                                const T*, const T*, T, T*, bool);                              \
+  template void BatchedGemm<T>(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t,        \
+                               const T*, const std::vector<int64_t>&, const T*,                \
+                               const std::vector<int64_t>&, T*, bool);
 TACT_CALL_FLOAT(TACT_INSTANTIATE_PARALLEL_GEMM)
 TACT_CALL_COMPLEX(TACT_INSTANTIATE_PARALLEL_GEMM)
 TACT_CALL_INT(TACT_INSTANTIATE_PARALLEL_GEMM)

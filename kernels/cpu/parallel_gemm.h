@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "kernels/op_kernel.h"
 
@@ -24,5 +25,16 @@ template <typename T>
 void ParallelGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, int64_t n,
                   int64_t k, T alpha, const T* a, const T* b, T beta, T* c,
                   bool conjugate = false);
+
+// A batch of products: C[i] = op(A[a_index[i]]) * op(B[b_index[i]]) for
+// i < a_index.size(), where the matrices of A, B and C are stored densely one
+// after another (m*k, k*n and m*n elements apart). Small products run side
+// by side on the device's threads, one BLAS call each; larger ones one after
+// another, each spread over the threads (ParallelGemm). BatchMatMul's
+// broadcast batches and Einsum's contractions are this call.
+template <typename T>
+void BatchedGemm(OpKernelContext* ctx, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                 int64_t k, const T* a, const std::vector<int64_t>& a_index, const T* b,
+                 const std::vector<int64_t>& b_index, T* c, bool conjugate = false);
 
 }  // namespace tact

@@ -244,6 +244,31 @@ TEST(ArrayOpsShapeTest, ClipByValueAndMatrixBandPart) {
   EXPECT_FALSE(Infer("MatrixBandPart", {PartialTensorShape({3, 3}), {2}, {}}).ok());
 }
 
+// Einsum's output shape from partial operand shapes: a letter's size from
+// whichever operand knows it, "..." broadcast, the implicit output.
+TEST(ArrayOpsShapeTest, Einsum) {
+  auto eq = [](const std::string& e) { return AttrMap{{"equation", AttrValue::String(e)}}; };
+  EXPECT_EQ(InferOne("Einsum", {PartialTensorShape({-1, 4}), PartialTensorShape({4, 5})}, {},
+                     eq("ij,jk->ik")),
+            PartialTensorShape({-1, 5}));
+  EXPECT_EQ(InferOne("Einsum", {kUnknown, PartialTensorShape({4, 5})}, {}, eq("ij,jk->ki")),
+            PartialTensorShape({5, -1}));
+  EXPECT_EQ(InferOne("Einsum", {PartialTensorShape({2, 1, 3, 4}), PartialTensorShape({-1, 4, 6})},
+                     {}, eq("...ij,...jk->...ik")),
+            PartialTensorShape({2, -1, 3, 6}));
+  EXPECT_EQ(InferOne("Einsum", {kUnknown, PartialTensorShape({4, 6})}, {}, eq("...j,jk->...k")),
+            kUnknown);
+  EXPECT_EQ(InferOne("Einsum", {PartialTensorShape({3, 4})}, {}, eq("ji")),
+            PartialTensorShape({4, 3}));
+  EXPECT_EQ(InferOne("Einsum", {PartialTensorShape({3, 4}), PartialTensorShape({4, 3})}, {},
+                     eq("ij,ji")),
+            PartialTensorShape({}));
+  EXPECT_FALSE(Infer("Einsum", {PartialTensorShape({3, 4}), PartialTensorShape({5, 6})}, {},
+                     eq("ij,jk->ik")).ok());
+  EXPECT_FALSE(Infer("Einsum", {PartialTensorShape({3})}, {}, eq("ij->i")).ok());
+  EXPECT_FALSE(Infer("Einsum", {PartialTensorShape({3, 3})}, {}, eq("ii->i")).ok());
+}
+
 TEST(ArrayOpsShapeTest, ShapeSizeRank) {
   EXPECT_EQ(InferOne("Shape", {PartialTensorShape({2, -1, 3})}), PartialTensorShape({3}));
   EXPECT_EQ(InferOne("Shape", {PartialTensorShape({})}), PartialTensorShape({0}));
