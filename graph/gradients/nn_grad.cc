@@ -241,11 +241,14 @@ Window WindowOf(const Node* op) {
   (void)GetAttr(op->attrs(), "padding", &w.padding);
   return w;
 }
-Status Conv2DGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+// Conv2D's gradients, and DepthwiseConv2dNative's, which have the same
+// form in terms of that op's own two gradient ops.
+template <auto Conv, auto BackpropInput, auto BackpropFilter>
+Status ConvGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Window w = WindowOf(op);
   Output x = In(op, 0), f = In(op, 1);
-  out->push_back(Conv2DBackpropInput(s, Shape(s, x), f, g[0], w.strides, w.padding, w.dilations));
-  out->push_back(Conv2DBackpropFilter(s, x, Shape(s, f), g[0], w.strides, w.padding, w.dilations));
+  out->push_back(BackpropInput(s, Shape(s, x), f, g[0], w.strides, w.padding, w.dilations));
+  out->push_back(BackpropFilter(s, x, Shape(s, f), g[0], w.strides, w.padding, w.dilations));
   return s.status();
 }
 Status MaxPoolGrad_(const Scope& s, Node* op, const Grads& g, Grads* out) {
@@ -267,24 +270,36 @@ Status BiasAddGradGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   out->push_back(BiasAdd(s, ZerosLike(s, In(op, 0)), g[0]));  // g broadcast along the channels
   return s.status();
 }
-Status Conv2DBackpropInputGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+template <auto Conv, auto BackpropInput, auto BackpropFilter>
+Status ConvBackpropInputGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Window w = WindowOf(op);
   Output filter = In(op, 1), out_backprop = In(op, 2);
   out->push_back(Output());
-  out->push_back(Conv2DBackpropFilter(s, g[0], Shape(s, filter), out_backprop, w.strides,
-                                      w.padding, w.dilations));
-  out->push_back(Conv2D(s, g[0], filter, w.strides, w.padding, w.dilations));
+  out->push_back(BackpropFilter(s, g[0], Shape(s, filter), out_backprop, w.strides, w.padding,
+                                w.dilations));
+  out->push_back(Conv(s, g[0], filter, w.strides, w.padding, w.dilations));
   return s.status();
 }
-Status Conv2DBackpropFilterGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
+template <auto Conv, auto BackpropInput, auto BackpropFilter>
+Status ConvBackpropFilterGrad(const Scope& s, Node* op, const Grads& g, Grads* out) {
   Window w = WindowOf(op);
   Output input = In(op, 0), out_backprop = In(op, 2);
-  out->push_back(Conv2DBackpropInput(s, Shape(s, input), g[0], out_backprop, w.strides,
-                                     w.padding, w.dilations));
+  out->push_back(BackpropInput(s, Shape(s, input), g[0], out_backprop, w.strides, w.padding,
+                               w.dilations));
   out->push_back(Output());
-  out->push_back(Conv2D(s, input, g[0], w.strides, w.padding, w.dilations));
+  out->push_back(Conv(s, input, g[0], w.strides, w.padding, w.dilations));
   return s.status();
 }
+#define TACT_CONV_FAMILY(prefix) prefix, prefix##BackpropInput, prefix##BackpropFilter
+constexpr auto Conv2DGrad = ConvGrad<TACT_CONV_FAMILY(Conv2D)>;
+constexpr auto Conv2DBackpropInputGrad = ConvBackpropInputGrad<TACT_CONV_FAMILY(Conv2D)>;
+constexpr auto Conv2DBackpropFilterGrad = ConvBackpropFilterGrad<TACT_CONV_FAMILY(Conv2D)>;
+constexpr auto DepthwiseGrad = ConvGrad<TACT_CONV_FAMILY(DepthwiseConv2dNative)>;
+constexpr auto DepthwiseBackpropInputGrad =
+    ConvBackpropInputGrad<TACT_CONV_FAMILY(DepthwiseConv2dNative)>;
+constexpr auto DepthwiseBackpropFilterGrad =
+    ConvBackpropFilterGrad<TACT_CONV_FAMILY(DepthwiseConv2dNative)>;
+#undef TACT_CONV_FAMILY
 // MaxPoolGrad and MaxPoolGradGrad route by orig_input's maxima: zeros for
 // orig_input and orig_output, and for grad the other of the two, each the
 // adjoint of the other.
@@ -517,6 +532,9 @@ REGISTER_GRADIENT_OP("AvgPool", AvgPoolGrad_);
 REGISTER_GRADIENT_OP("BiasAddGrad", BiasAddGradGrad);
 REGISTER_GRADIENT_OP("Conv2DBackpropInput", Conv2DBackpropInputGrad);
 REGISTER_GRADIENT_OP("Conv2DBackpropFilter", Conv2DBackpropFilterGrad);
+REGISTER_GRADIENT_OP("DepthwiseConv2dNative", DepthwiseGrad);
+REGISTER_GRADIENT_OP("DepthwiseConv2dNativeBackpropInput", DepthwiseBackpropInputGrad);
+REGISTER_GRADIENT_OP("DepthwiseConv2dNativeBackpropFilter", DepthwiseBackpropFilterGrad);
 REGISTER_GRADIENT_OP("MaxPoolGrad", MaxPoolRoutingGrad<MaxPoolGradGrad>);
 REGISTER_GRADIENT_OP("MaxPoolGradGrad", MaxPoolRoutingGrad<MaxPoolGrad>);
 REGISTER_GRADIENT_OP("AvgPoolGrad", AvgPoolGradGrad);

@@ -86,7 +86,9 @@ StatusOr<int64_t> OutDim(int64_t in, int64_t k, const WindowAttrs& w, int i, con
   return d.output;
 }
 
-Status Conv2DShape(InferenceContext* c) {
+// Conv2D's output, or with `depthwise` DepthwiseConv2dNative's, whose
+// filter's last dimension multiplies the input's depth.
+Status ConvShape(InferenceContext* c, bool depthwise) {
   const PartialTensorShape& in = c->input(0);
   const PartialTensorShape& f = c->input(1);
   TACT_RETURN_IF_ERROR(RequireRank(in, 4, "input"));
@@ -101,7 +103,12 @@ Status Conv2DShape(InferenceContext* c) {
   }
   TACT_ASSIGN_OR_RETURN(int64_t oh, OutDim(DimOrUnknown(in, 1), DimOrUnknown(f, 0), w, 1, "rows"));
   TACT_ASSIGN_OR_RETURN(int64_t ow, OutDim(DimOrUnknown(in, 2), DimOrUnknown(f, 1), w, 2, "cols"));
-  c->set_output(0, PartialTensorShape({DimOrUnknown(in, 0), oh, ow, DimOrUnknown(f, 3)}));
+  int64_t depth = DimOrUnknown(f, 3);
+  if (depthwise) {
+    const int64_t channels = cin >= 0 ? cin : fcin;
+    depth = channels >= 0 && depth >= 0 ? channels * depth : -1;
+  }
+  c->set_output(0, PartialTensorShape({DimOrUnknown(in, 0), oh, ow, depth}));
   return Status::OK();
 }
 
@@ -243,11 +250,19 @@ REGISTER_OP("BiasAddGrad").Input("out_backprop: T").Output("output: T")
     .Attr("T: {float, double}").Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .SetShapeFn(BiasAddGradShape);
 REGISTER_OP("Conv2D").Input("input: T").Input("filter: T").Output("output: T")
-    .TACT_CONV_ATTRS.SetShapeFn(Conv2DShape);
+    .TACT_CONV_ATTRS.SetShapeFn([](InferenceContext* c) { return ConvShape(c, false); });
 REGISTER_OP("Conv2DBackpropInput").Input("input_sizes: int32").Input("filter: T")
     .Input("out_backprop: T").Output("output: T").TACT_CONV_ATTRS
     .SetShapeFn([](InferenceContext* c) { return ShapeFromSizesInput(c, 0, 0); });
 REGISTER_OP("Conv2DBackpropFilter").Input("input: T").Input("filter_sizes: int32")
+    .Input("out_backprop: T").Output("output: T").TACT_CONV_ATTRS
+    .SetShapeFn([](InferenceContext* c) { return ShapeFromSizesInput(c, 1, 0); });
+REGISTER_OP("DepthwiseConv2dNative").Input("input: T").Input("filter: T").Output("output: T")
+    .TACT_CONV_ATTRS.SetShapeFn([](InferenceContext* c) { return ConvShape(c, true); });
+REGISTER_OP("DepthwiseConv2dNativeBackpropInput").Input("input_sizes: int32").Input("filter: T")
+    .Input("out_backprop: T").Output("output: T").TACT_CONV_ATTRS
+    .SetShapeFn([](InferenceContext* c) { return ShapeFromSizesInput(c, 0, 0); });
+REGISTER_OP("DepthwiseConv2dNativeBackpropFilter").Input("input: T").Input("filter_sizes: int32")
     .Input("out_backprop: T").Output("output: T").TACT_CONV_ATTRS
     .SetShapeFn([](InferenceContext* c) { return ShapeFromSizesInput(c, 1, 0); });
 REGISTER_OP("MaxPool").Input("input: T").Output("output: T")
@@ -316,6 +331,32 @@ Output Conv2DBackpropFilter(const Scope& s, Input input, Input filter_sizes, Inp
                             std::vector<int64_t> strides, const std::string& padding,
                             std::vector<int64_t> dilations) {
   return OpBuilder(s, "Conv2DBackpropFilter").Input(input).Input(filter_sizes)
+      .Input(out_backprop).Attr("strides", std::move(strides)).Attr("padding", padding)
+      .Attr("dilations", std::move(dilations)).FinalizeOutput();
+}
+
+Output DepthwiseConv2dNative(const Scope& s, Input input, Input filter,
+                             std::vector<int64_t> strides, const std::string& padding,
+                             std::vector<int64_t> dilations) {
+  return OpBuilder(s, "DepthwiseConv2dNative").Input(input).Input(filter)
+      .Attr("strides", std::move(strides)).Attr("padding", padding)
+      .Attr("dilations", std::move(dilations)).FinalizeOutput();
+}
+
+Output DepthwiseConv2dNativeBackpropInput(const Scope& s, Input input_sizes, Input filter,
+                                          Input out_backprop, std::vector<int64_t> strides,
+                                          const std::string& padding,
+                                          std::vector<int64_t> dilations) {
+  return OpBuilder(s, "DepthwiseConv2dNativeBackpropInput").Input(input_sizes).Input(filter)
+      .Input(out_backprop).Attr("strides", std::move(strides)).Attr("padding", padding)
+      .Attr("dilations", std::move(dilations)).FinalizeOutput();
+}
+
+Output DepthwiseConv2dNativeBackpropFilter(const Scope& s, Input input, Input filter_sizes,
+                                           Input out_backprop, std::vector<int64_t> strides,
+                                           const std::string& padding,
+                                           std::vector<int64_t> dilations) {
+  return OpBuilder(s, "DepthwiseConv2dNativeBackpropFilter").Input(input).Input(filter_sizes)
       .Input(out_backprop).Attr("strides", std::move(strides)).Attr("padding", padding)
       .Attr("dilations", std::move(dilations)).FinalizeOutput();
 }

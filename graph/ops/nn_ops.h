@@ -1,5 +1,5 @@
-// Builder functions for neural-network ops: bias, 2-D convolution and its
-// gradients, pooling and its gradients, softmax and the sparse softmax
+// Builder functions for neural-network ops: bias, 2-D convolution (full and
+// depthwise) and its gradients, pooling and its gradients, softmax and the sparse softmax
 // cross-entropy loss. Images are NHWC and filters HWIO, as in TensorFlow;
 // `strides`, `ksize` and `dilations` are 4-element NHWC lists whose batch
 // and depth entries must be 1; `padding` is "SAME" or "VALID" with
@@ -32,6 +32,24 @@ Output Conv2DBackpropInput(const Scope& s, Input input_sizes, Input filter, Inpu
 Output Conv2DBackpropFilter(const Scope& s, Input input, Input filter_sizes, Input out_backprop,
                             std::vector<int64_t> strides, const std::string& padding,
                             std::vector<int64_t> dilations = {1, 1, 1, 1});
+
+// tf.nn.depthwise_conv2d's op: each input channel convolved with its own
+// channel_multiplier filters. input [N, H, W, C] and filter
+// [KH, KW, C, M] -> [N, OH, OW, C * M], output channel c * M + m from input
+// channel c and filter [:, :, c, m]. The building block of MobileNet's
+// separable convolutions (a depthwise one, then a 1x1 Conv2D).
+Output DepthwiseConv2dNative(const Scope& s, Input input, Input filter,
+                             std::vector<int64_t> strides, const std::string& padding,
+                             std::vector<int64_t> dilations = {1, 1, 1, 1});
+// Its gradients for the input and for the filter, as Conv2D's.
+Output DepthwiseConv2dNativeBackpropInput(const Scope& s, Input input_sizes, Input filter,
+                                          Input out_backprop, std::vector<int64_t> strides,
+                                          const std::string& padding,
+                                          std::vector<int64_t> dilations = {1, 1, 1, 1});
+Output DepthwiseConv2dNativeBackpropFilter(const Scope& s, Input input, Input filter_sizes,
+                                           Input out_backprop, std::vector<int64_t> strides,
+                                           const std::string& padding,
+                                           std::vector<int64_t> dilations = {1, 1, 1, 1});
 
 Output MaxPool(const Scope& s, Input input, std::vector<int64_t> ksize,
                std::vector<int64_t> strides, const std::string& padding);

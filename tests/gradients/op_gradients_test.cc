@@ -451,6 +451,24 @@ TEST(OpGradientsTest, GradientOpsOfConvolutionAndPooling) {
                     return Conv2DBackpropFilter(s, x[0], sizes, x[1], stride1, "SAME");
                   }),
             kTol);
+  // The depthwise convolution (multiplier 2) and its two gradient ops.
+  EXPECT_LT(Check({{1, 5, 5, 2}, {3, 3, 2, 2}},
+                  [&](const Scope& s, const auto& x) {
+                    return DepthwiseConv2dNative(s, x[0], x[1], stride2, "SAME");
+                  }),
+            kTol);
+  EXPECT_LT(Check({{3, 3, 2, 2}, {1, 3, 3, 4}},
+                  [&](const Scope& s, const auto& x) {
+                    Output sizes = Const(s, Tensor::FromVector<int32_t>({1, 5, 5, 2}, {4}));
+                    return DepthwiseConv2dNativeBackpropInput(s, sizes, x[0], x[1], stride2, "SAME");
+                  }),
+            kTol);
+  EXPECT_LT(Check({{1, 4, 4, 2}, {1, 4, 4, 4}},
+                  [&](const Scope& s, const auto& x) {
+                    Output sizes = Const(s, Tensor::FromVector<int32_t>({2, 2, 2, 2}, {4}));
+                    return DepthwiseConv2dNativeBackpropFilter(s, x[0], sizes, x[1], stride1, "SAME");
+                  }),
+            kTol);
   // MaxPoolGrad(orig_input, orig_output, grad) and its gradient MaxPoolGradGrad.
   EXPECT_LT(Check({{1, 4, 4, 2}, {1, 2, 2, 2}, {1, 2, 2, 2}},
                   [&](const Scope& s, const auto& x) {

@@ -269,6 +269,22 @@ TEST(ArrayOpsShapeTest, Einsum) {
   EXPECT_FALSE(Infer("Einsum", {PartialTensorShape({3, 3})}, {}, eq("ii->i")).ok());
 }
 
+TEST(ArrayOpsShapeTest, DepthwiseConv2dNative) {
+  const AttrMap a = {{"strides", AttrValue::IntList({1, 2, 2, 1})},
+                     {"padding", AttrValue::String("SAME")}};
+  EXPECT_EQ(InferOne("DepthwiseConv2dNative",
+                     {PartialTensorShape({-1, 9, 8, 3}), PartialTensorShape({3, 3, 3, 4})}, {}, a),
+            PartialTensorShape({-1, 5, 4, 12}));
+  EXPECT_EQ(InferOne("DepthwiseConv2dNative",
+                     {PartialTensorShape({2, 9, 8, -1}), PartialTensorShape({3, 3, 3, 4})}, {}, a),
+            PartialTensorShape({2, 5, 4, 12}));
+  EXPECT_EQ(InferOne("DepthwiseConv2dNative", {PartialTensorShape({2, 9, 8, 3}), kUnknown}, {}, a),
+            PartialTensorShape({2, -1, -1, -1}));
+  EXPECT_FALSE(Infer("DepthwiseConv2dNative",
+                     {PartialTensorShape({2, 9, 8, 3}), PartialTensorShape({3, 3, 2, 4})}, {}, a)
+                   .ok());
+}
+
 TEST(ArrayOpsShapeTest, ShapeSizeRank) {
   EXPECT_EQ(InferOne("Shape", {PartialTensorShape({2, -1, 3})}), PartialTensorShape({3}));
   EXPECT_EQ(InferOne("Shape", {PartialTensorShape({})}), PartialTensorShape({0}));
