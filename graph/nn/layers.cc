@@ -61,10 +61,39 @@ Output Conv2DLayer(const Scope& scope, Output x, int64_t filters,
   return Activate(s, BiasAdd(s, conv, bias), activation);
 }
 
+Output DepthwiseConv2DLayer(const Scope& scope, Output x, std::array<int64_t, 2> kernel_size,
+                            std::array<int64_t, 2> strides, const std::string& padding,
+                            int64_t depth_multiplier, const Activation& activation, int64_t seed) {
+  Scope s = scope.NewSubScope("depthwise_conv2d");
+  const int64_t channels = StaticDim(s, x, 3, 4, "depthwise_conv2d");
+  if (channels < 0 || !s.ok()) return Output();
+  Output kernel = VariableWithInit(
+      s, "depthwise_kernel",
+      TensorShape({kernel_size[0], kernel_size[1], channels, depth_multiplier}),
+      GlorotUniformInit(seed), BaseType(x.type()));
+  Output bias = VariableWithInit(s, "bias", TensorShape({channels * depth_multiplier}),
+                                 ZerosInit(), BaseType(x.type()));
+  Output conv = DepthwiseConv2dNative(s, x, kernel, {1, strides[0], strides[1], 1}, padding);
+  return Activate(s, BiasAdd(s, conv, bias), activation);
+}
+
 Output MaxPool2DLayer(const Scope& scope, Output x, std::array<int64_t, 2> pool_size,
                       std::array<int64_t, 2> strides, const std::string& padding) {
   Scope s = scope.NewSubScope("max_pooling2d");
   return MaxPool(s, x, {1, pool_size[0], pool_size[1], 1}, {1, strides[0], strides[1], 1}, padding);
+}
+
+Output LayerNormalization(const Scope& scope, Output x, double epsilon) {
+  Scope s = scope.NewSubScope("layer_normalization");
+  const int64_t depth = StaticDim(s, x, -1, -1, "layer_normalization");
+  if (depth < 0 || !s.ok()) return Output();
+  const DataType dtype = BaseType(x.type());
+  Output gamma = VariableWithInit(s, "gamma", TensorShape({depth}), ConstantInit(1), dtype);
+  Output beta = VariableWithInit(s, "beta", TensorShape({depth}), ZerosInit(), dtype);
+  Output mean = Mean(s, x, -1, /*keep_dims=*/true);
+  Output variance = Mean(s, SquaredDifference(s, x, mean), -1, /*keep_dims=*/true);
+  Output scale = Mul(s, Rsqrt(s, Add(s, variance, Cast(s, epsilon, dtype))), gamma);
+  return Add(s, Mul(s, Sub(s, x, mean), scale), beta);
 }
 
 Output EmbeddingLookup(const Scope& scope, Output params, Input ids) {

@@ -36,6 +36,14 @@ Output Conv2DLayer(const Scope& scope, Output x, int64_t filters,
                    const std::string& padding, const Activation& activation = nullptr,
                    int64_t seed = 0);
 
+// x NHWC -> activation(depthwise_conv(x, kernel [kh, kw, C,
+// depth_multiplier]) + bias [C * depth_multiplier]), as
+// tf.keras.layers.DepthwiseConv2D; variables under "depthwise_conv2d/".
+Output DepthwiseConv2DLayer(const Scope& scope, Output x, std::array<int64_t, 2> kernel_size,
+                            std::array<int64_t, 2> strides, const std::string& padding,
+                            int64_t depth_multiplier = 1, const Activation& activation = nullptr,
+                            int64_t seed = 0);
+
 Output MaxPool2DLayer(const Scope& scope, Output x, std::array<int64_t, 2> pool_size,
                       std::array<int64_t, 2> strides, const std::string& padding);
 
@@ -76,6 +84,15 @@ Output BatchNormalization(const Scope& scope, Output x, bool training, double mo
 // true. A Const `training` builds its mode alone, as the bool overload.
 Output BatchNormalization(const Scope& scope, Output x, Output training, double momentum = 0.99,
                           double epsilon = 1e-3);
+
+// Layer normalization over the last dimension, as
+// tf.keras.layers.LayerNormalization: y = gamma * (x - mean) /
+// sqrt(variance + epsilon) + beta, mean and (biased) variance over the
+// last dimension of each example; no running statistics, so training and
+// inference are the same graph. Variables under "layer_normalization/":
+// gamma (ones) and beta (zeros) of the last dimension, which must be known.
+// Keras's default epsilon, 1e-3 (PyTorch's is 1e-5).
+Output LayerNormalization(const Scope& scope, Output x, double epsilon = 1e-3);
 
 // The rows of `params` (an embedding table, a Variable) that `ids` pick,
 // as tf.nn.embedding_lookup: the Gather runs where params live (on their

@@ -152,6 +152,44 @@ TEST(LayersTest, DenseMatchesPlainLoopsAndNamesItsVariables) {
   }
 }
 
+// A depthwise layer of multiplier 2 with a VALID 2x2 window and stride 2:
+// output channel c * 2 + m is input channel c's window times kernel[:, :, c, m].
+TEST(LayersTest, DepthwiseConv2DLayerMatchesAPlainLoop) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s.WithOpName("x"), DT_FLOAT, PartialTensorShape({-1, 4, 4, 3}));
+  auto y = DepthwiseConv2DLayer(s, x, {2, 2}, {2, 2}, "VALID", /*depth_multiplier=*/2, Relu, 5);
+  Identity(s.WithOpName("y"), y);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(y.node->output_shape(0), PartialTensorShape({-1, 2, 2, 6}));
+  InitAllVariables(s.WithOpName("init"));
+  auto session = test::NewSession(s);
+  ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
+  std::vector<float> xs(4 * 4 * 3);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = std::sin(0.3 * i);
+  auto out = session->Run({{"x", Tensor::FromVector<float>(xs, TensorShape({1, 4, 4, 3}))}},
+                          {"y", "depthwise_conv2d/depthwise_kernel", "depthwise_conv2d/bias"}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[1].shape(), TensorShape({2, 2, 3, 2}));
+  EXPECT_EQ((*out)[2].shape(), TensorShape({6}));
+  auto y_got = AsDoubles<float>((*out)[0]);
+  auto k = AsDoubles<float>((*out)[1]);
+  for (int oy = 0; oy < 2; ++oy) {
+    for (int ox = 0; ox < 2; ++ox) {
+      for (int c = 0; c < 3; ++c) {
+        for (int m = 0; m < 2; ++m) {
+          double acc = 0;  // bias is zero
+          for (int ky = 0; ky < 2; ++ky) {
+            for (int kx = 0; kx < 2; ++kx) {
+              acc += xs[((oy * 2 + ky) * 4 + ox * 2 + kx) * 3 + c] * k[((ky * 2 + kx) * 3 + c) * 2 + m];
+            }
+          }
+          EXPECT_NEAR(y_got[(oy * 2 + ox) * 6 + c * 2 + m], std::max(acc, 0.0), 1e-5);
+        }
+      }
+    }
+  }
+}
+
 TEST(LayersTest, Conv2DMaxPoolAndFlattenMatchPlainLoops) {
   Scope s = Scope::NewRootScope();
   auto x = Placeholder(s.WithOpName("x"), DT_FLOAT, PartialTensorShape({-1, 4, 5, 2}));
