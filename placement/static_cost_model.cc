@@ -2,9 +2,13 @@
 // input shapes [M, K] and [K, N] ... will require approximately 2 x M x N x K
 // floating-point operations"), bytes from shapes, link costs by kind of link.
 #include <algorithm>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "devices/device_name.h"
+#include "graph/attr_value.h"
+#include "graph/ops/einsum_equation.h"
 #include "placement/cost_model.h"
 
 namespace tact {
@@ -18,6 +22,10 @@ enum class OpKind {
   kConv2D,
   kConv2DBackpropInput,
   kConv2DBackpropFilter,
+  kEinsum,
+  kDepthwiseConv2D,
+  kDepthwiseConv2DBackpropInput,
+  kDepthwiseConv2DBackpropFilter,
 };
 
 OpKind KindOf(const std::string& op) {
@@ -43,6 +51,10 @@ OpKind KindOf(const std::string& op) {
       {"Conv2D", OpKind::kConv2D},
       {"Conv2DBackpropInput", OpKind::kConv2DBackpropInput},
       {"Conv2DBackpropFilter", OpKind::kConv2DBackpropFilter},
+      {"Einsum", OpKind::kEinsum},
+      {"DepthwiseConv2dNative", OpKind::kDepthwiseConv2D},
+      {"DepthwiseConv2dNativeBackpropInput", OpKind::kDepthwiseConv2DBackpropInput},
+      {"DepthwiseConv2dNativeBackpropFilter", OpKind::kDepthwiseConv2DBackpropFilter},
   };
   auto it = kKinds->find(op);
   return it == kKinds->end() ? OpKind::kElementwise : it->second;
@@ -72,7 +84,7 @@ const PartialTensorShape& InputShape(const Node& node, int port) {
   return e == nullptr ? *kUnknown : e->src->output_shape(e->src_output);
 }
 
-// Conv2D's backprops take their output's shape as a tensor ("input_sizes",
+// The convolutions' backprops take their output's shape as a tensor ("input_sizes",
 // "filter_sizes"), which the gradient builder computes with a Shape op, so
 // shape inference leaves their outputs unknown. The shape of that Shape op's
 // input is the answer.
@@ -80,8 +92,12 @@ const PartialTensorShape& OutputShape(const Node& node, int port) {
   const PartialTensorShape& shape = node.output_shape(port);
   if (port != 0 || shape.IsFullyDefined()) return shape;
   int sizes_port = -1;
-  if (node.op() == "Conv2DBackpropInput") sizes_port = 0;
-  if (node.op() == "Conv2DBackpropFilter") sizes_port = 1;
+  if (node.op() == "Conv2DBackpropInput" || node.op() == "DepthwiseConv2dNativeBackpropInput") {
+    sizes_port = 0;
+  }
+  if (node.op() == "Conv2DBackpropFilter" || node.op() == "DepthwiseConv2dNativeBackpropFilter") {
+    sizes_port = 1;
+  }
   const Edge* e = sizes_port < 0 ? nullptr : node.input_edge(sizes_port);
   if (e != nullptr && e->src->op() == "Shape") return InputShape(*e->src, 0);
   return shape;
@@ -96,6 +112,41 @@ bool BoolAttr(const Node& node, const char* name) {
 // KH * KW * IC of a [KH, KW, IC, OC] filter.
 double FilterWindow(const PartialTensorShape& filter, const StaticCostOptions& o) {
   return Dim(filter, 0, o) * Dim(filter, 1, o) * Dim(filter, 2, o);
+}
+
+// KH * KW of a filter: a depthwise convolution's window, one channel deep.
+double FilterArea(const PartialTensorShape& filter, const StaticCostOptions& o) {
+  return Dim(filter, 0, o) * Dim(filter, 1, o);
+}
+
+// An Einsum's multiply-adds: the product of every label's size (each
+// combination of labels is one product, or one element summed for a
+// single operand), twice for two operands. Unknown sizes count as the
+// option says; an equation that does not parse counts as element-wise.
+double EinsumFlops(const Node& node, const StaticCostOptions& o) {
+  std::string equation;
+  if (!GetAttr(node.attrs(), "equation", &equation).ok()) return -1;
+  const int n = node.num_inputs();
+  StatusOr<EinsumEquation> eq = ParseEinsumEquation(equation, n);
+  if (!eq.ok()) return -1;
+  std::vector<PartialTensorShape> shapes;
+  for (int i = 0; i < n; ++i) shapes.push_back(InputShape(node, i));
+  StatusOr<EinsumDims> dims = ResolveEinsumDims(*eq, shapes);
+  if (!dims.ok() || !dims->ellipsis_known) return -1;
+  std::vector<bool> seen(52, false);
+  double product = 1;
+  for (const std::vector<int>& sub : eq->inputs) {
+    for (int l : sub) {
+      if (l == EinsumEquation::kEllipsis || seen[l]) continue;
+      seen[l] = true;
+      const int64_t size = dims->letter_size[l];
+      product *= size < 0 ? static_cast<double>(o.unknown_dim) : static_cast<double>(size);
+    }
+  }
+  for (int64_t size : dims->ellipsis) {
+    product *= size < 0 ? static_cast<double>(o.unknown_dim) : static_cast<double>(size);
+  }
+  return n == 2 ? 2 * product : product;
 }
 
 class StaticCostModel : public CostModel {
@@ -166,6 +217,18 @@ double EstimatedFlops(const Node& node, const StaticCostOptions& o) {
     case OpKind::kConv2DBackpropFilter:
       // The same count; the filter's shape is this node's output.
       return 2 * Elements(InputShape(node, 2), o) * FilterWindow(OutputShape(node, 0), o);
+    case OpKind::kEinsum: {
+      const double flops = EinsumFlops(node, o);
+      if (flops >= 0) return flops;
+      break;
+    }
+    case OpKind::kDepthwiseConv2D:
+      // Every output element is a dot product over one channel's window.
+      return 2 * Elements(node.output_shape(0), o) * FilterArea(InputShape(node, 1), o);
+    case OpKind::kDepthwiseConv2DBackpropInput:
+      return 2 * Elements(InputShape(node, 2), o) * FilterArea(InputShape(node, 1), o);
+    case OpKind::kDepthwiseConv2DBackpropFilter:
+      return 2 * Elements(InputShape(node, 2), o) * FilterArea(OutputShape(node, 0), o);
     case OpKind::kElementwise:
       break;
   }

@@ -125,7 +125,7 @@ void AddBenchAsync(CLI::App& bench, std::function<int()>& run) {
   auto f = std::make_shared<AsyncBenchFlags>();
   CLI::App* cmd = bench.add_subcommand(
       "async", "cluster training images/s, one step at a time and asynchronous, with a worker slowed");
-  cmd->add_option("--model", f->model, "mlp, cnn or cnn_bn")->check(CLI::IsMember(ModelNames()));
+  cmd->add_option("--model", f->model, ModelNamesText())->check(CLI::IsMember(ModelNames()));
   cmd->add_option("--data", f->data, "directory of the gzip IDX files");
   cmd->add_option("--workers", f->workers, "worker tasks (>= 2; worker 1 is the one slowed)");
   // 0 would be the whole epoch (TrainOptions' max_steps), reported as 0.

@@ -114,7 +114,7 @@ int RunDistributedBench(const DistributedBenchFlags& f) {
 void AddBenchDistributed(CLI::App& bench, std::function<int()>& run) {
   auto f = std::make_shared<DistributedBenchFlags>();
   CLI::App* cmd = bench.add_subcommand("distributed", "cluster training images/s beside one process's");
-  cmd->add_option("--model", f->model, "mlp, cnn or cnn_bn")->check(CLI::IsMember(ModelNames()));
+  cmd->add_option("--model", f->model, ModelNamesText())->check(CLI::IsMember(ModelNames()));
   cmd->add_option("--data", f->data, "directory of the gzip IDX files");
   cmd->add_option("--ps", f->ps, "parameter-server tasks");
   cmd->add_option("--workers", f->workers, "worker tasks, each with a share of every batch");

@@ -77,7 +77,7 @@ int RunInputBench(const InputBenchFlags& f) {
 void AddBenchInput(CLI::App& bench, std::function<int()>& run) {
   auto f = std::make_shared<InputBenchFlags>();
   CLI::App* cmd = bench.add_subcommand("input", "training images/s, fed by the client and read by input ops");
-  cmd->add_option("--model", f->model, "mlp, cnn or cnn_bn")->check(CLI::IsMember(ModelNames()));
+  cmd->add_option("--model", f->model, ModelNamesText())->check(CLI::IsMember(ModelNames()));
   cmd->add_option("--data", f->data, "directory of the gzip IDX files");
   cmd->add_option("--workers", f->workers, "worker tasks of a local cluster (0: one process)");
   cmd->add_option("--steps", f->steps, "training steps per run");

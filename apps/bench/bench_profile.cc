@@ -178,7 +178,7 @@ int RunProfile(const ProfileFlags& f) {
 void AddBenchProfile(CLI::App& bench, std::function<int()>& run) {
   auto f = std::make_shared<ProfileFlags>();
   CLI::App* cmd = bench.add_subcommand("profile", "where a training step's time goes, by op type");
-  cmd->add_option("--model", f->model, "mlp, cnn or cnn_bn")->check(CLI::IsMember(ModelNames()));
+  cmd->add_option("--model", f->model, ModelNamesText())->check(CLI::IsMember(ModelNames()));
   cmd->add_option("--batch", f->batch, "images per step")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_option("--steps", f->steps, "measured steps")->check(CLI::Range(1, 100000));
   cmd->add_option("--threads", f->threads, "threads of the device's pools")->check(CLI::Range(1, 1024));

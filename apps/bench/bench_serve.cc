@@ -297,7 +297,7 @@ void AddBenchServe(CLI::App& bench, std::function<int()>& run) {
   auto f = std::make_shared<ServeBenchFlags>();
   CLI::App* cmd = bench.add_subcommand(
       "serve", "inference requests/s and latency from client threads on one Session, beside direct BLAS");
-  cmd->add_option("--model", f->model, "mlp, cnn or cnn_bn")->check(CLI::IsMember(ModelNames()));
+  cmd->add_option("--model", f->model, ModelNamesText())->check(CLI::IsMember(ModelNames()));
   cmd->add_option("--batch", f->batch, "images per request");
   cmd->add_option("--clients", f->clients, "client thread counts to measure, comma-separated");
   cmd->add_option("--requests", f->requests, "requests per run");

@@ -156,7 +156,7 @@ int RunTrainBench(const TrainBenchFlags& f) {
 void AddBenchTrain(CLI::App& bench, std::function<int()>& run) {
   auto f = std::make_shared<TrainBenchFlags>();
   CLI::App* cmd = bench.add_subcommand("train", "training images/s beside PyTorch's");
-  cmd->add_option("--model", f->model, "mlp, cnn or cnn_bn")->check(CLI::IsMember(ModelNames()));
+  cmd->add_option("--model", f->model, ModelNamesText())->check(CLI::IsMember(ModelNames()));
   cmd->add_option("--data", f->data, "directory of the gzip IDX files");
   // 0 would be the whole epoch (TrainOptions' max_steps), reported as 0.
   cmd->add_option("--steps", f->steps, "timed steps per measurement")

@@ -71,7 +71,7 @@ Status Export(const ExportFlags& f) {
 void AddExportCommand(CLI::App& app, std::function<int()>& run) {
   auto f = std::make_shared<ExportFlags>();
   CLI::App* cmd = app.add_subcommand("export", "write a trained model as one GraphDef file for inference");
-  cmd->add_option("--model", f->model, "mlp, cnn or cnn_bn")->check(CLI::IsMember(ModelNames()));
+  cmd->add_option("--model", f->model, ModelNamesText())->check(CLI::IsMember(ModelNames()));
   cmd->add_option("--checkpoint-dir", f->checkpoint_dir, "the training run's checkpoint directory")
       ->required();
   cmd->add_option("--step", f->step, "the checkpoint's step (default: the newest good one)")

@@ -72,7 +72,7 @@ int RunGraph(const GraphOptions& o) {
   // Checked here, not by CLI11, whose validation errors exit 105.
   const std::vector<std::string>& models = ModelNames();
   if (std::find(models.begin(), models.end(), o.model) == models.end()) {
-    return fail("unknown --model '" + o.model + "' (mlp, cnn or cnn_bn)");
+    return fail("unknown --model '" + o.model + "' (" + ModelNamesText() + ")");
   }
   // Placing on 100,000 devices ran out of memory; `tact bench place` stops at 4096 too.
   if (o.devices < 1 || o.devices > 4096) {
@@ -127,7 +127,7 @@ void AddGraphCommand(CLI::App& app, std::function<int()>& run) {
   auto o = std::make_shared<GraphOptions>();
   CLI::App* cmd = app.add_subcommand(
       "graph", "place and partition a model's graph on CPU devices; write GraphViz DOT");
-  cmd->add_option("--model", o->model, "mlp, cnn or cnn_bn");
+  cmd->add_option("--model", o->model, ModelNamesText());
   cmd->add_flag("--train", o->train, "the training step (gradients, Adam), not evaluation");
   cmd->add_option("--devices", o->devices, "CPU devices to place on");
   cmd->add_option("--dot", o->dot, "write the partitioned graph here as GraphViz DOT");

@@ -274,7 +274,7 @@ void AddTrainCommand(CLI::App& app, std::function<int()>& run) {
   auto flags = std::make_shared<TrainFlags>();
   CLI::App* cmd = app.add_subcommand("train", "train a model on Fashion-MNIST");
   TrainOptions& o = flags->options;
-  cmd->add_option("--model", o.model.name, "mlp, cnn or cnn_bn")->check(CLI::IsMember(ModelNames()));
+  cmd->add_option("--model", o.model.name, ModelNamesText())->check(CLI::IsMember(ModelNames()));
   cmd->add_option("--data", o.data.dir, "directory of the gzip IDX files");
   cmd->add_option("--epochs", o.data.epochs, "passes over the training set");
   cmd->add_option("--batch", o.data.batch, "images per step");

@@ -220,6 +220,30 @@ TEST(TrainerTest, TheCnnLearnsFromASubsetToAStatedAccuracy) {
   EXPECT_GT(r->test_accuracy, 0.77);
 }
 
+// The transformer (Einsum, LayerNormalization, MultiHeadAttention) with its
+// defaults learns from a subset too, and trains to the same bits on one
+// thread and two. Measured 0.720 at seed 1 (the cnn: 0.791).
+TEST(TrainerTest, TheTransformerLearnsFromASubsetTheSameOnOneThreadAndTwo) {
+  if (!HaveData()) GTEST_SKIP() << "no data set at " << kDefaultDataDir;
+  TrainOptions opt;
+  opt.model.name = "transformer";
+  opt.data.train_limit = 3000;
+  opt.data.test_limit = 1000;
+  opt.data.epochs = 2;
+  StatusOr<TrainResult> r = Train(opt);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->steps, 60);
+  EXPECT_GT(r->test_accuracy, 0.69);
+  opt.data.epochs = 1;
+  opt.data.max_steps = 10;
+  opt.cluster.intra_op_threads = 1;
+  StatusOr<TrainResult> one = Train(opt);
+  opt.cluster.intra_op_threads = 2;
+  StatusOr<TrainResult> two = Train(opt);
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_EQ(one->variables_fingerprint, two->variables_fingerprint);
+}
+
 TEST(TrainerTest, BadOptionsAreClearErrors) {
   TrainOptions opt;
   opt.data.dir = "/nonexistent/fashion";

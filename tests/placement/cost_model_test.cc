@@ -46,6 +46,36 @@ TEST(StaticCostModel, NodesWithoutAKernelLaunchCostTheSameEverywhere) {
   }
 }
 
+// An Einsum counts one multiply-add per combination of its labels (as MatMul
+// and BatchMatMul do), a single operand one addition per element read; a
+// depthwise convolution one window of one channel per output element.
+TEST(StaticCostModel, EinsumAndTheDepthwiseConvolution) {
+  Scope s = Scope::NewRootScope();
+  auto a = Placeholder(s, DT_FLOAT, PartialTensorShape({2, 3, 4}));
+  auto b = Placeholder(s, DT_FLOAT, PartialTensorShape({2, 4, 5}));
+  auto product = Einsum(s, "bij,bjk->bik", {a, b});
+  auto dense = Einsum(s, "...j,jk->...k", {a, Placeholder(s, DT_FLOAT, PartialTensorShape({4, 6}))});
+  auto sum = Einsum(s, "bij->j", {a});
+  auto x = Placeholder(s, DT_FLOAT, PartialTensorShape({2, 10, 10, 3}));
+  auto f = Placeholder(s, DT_FLOAT, PartialTensorShape({3, 3, 3, 2}));
+  auto y = DepthwiseConv2dNative(s, x, f, {1, 1, 1, 1}, "SAME");  // [2, 10, 10, 6]
+  auto dy = Placeholder(s, DT_FLOAT, PartialTensorShape({2, 10, 10, 6}));
+  auto dx = DepthwiseConv2dNativeBackpropInput(s, Shape(s, x), f, dy, {1, 1, 1, 1}, "SAME");
+  auto df = DepthwiseConv2dNativeBackpropFilter(s, x, Shape(s, f), dy, {1, 1, 1, 1}, "SAME");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  StaticCostOptions o;
+  EXPECT_DOUBLE_EQ(EstimatedFlops(*product.node, o), 2.0 * 2 * 3 * 4 * 5);
+  EXPECT_DOUBLE_EQ(EstimatedFlops(*dense.node, o), 2.0 * 2 * 3 * 4 * 6);
+  EXPECT_DOUBLE_EQ(EstimatedFlops(*sum.node, o), 2.0 * 3 * 4);
+  const double forward = 2.0 * (2 * 10 * 10 * 6) * (3 * 3);
+  EXPECT_DOUBLE_EQ(EstimatedFlops(*y.node, o), forward);
+  EXPECT_DOUBLE_EQ(EstimatedFlops(*dx.node, o), forward);
+  EXPECT_DOUBLE_EQ(EstimatedFlops(*df.node, o), forward);
+  auto cost = NewStaticCostModel(*s.graph(), o);
+  EXPECT_EQ(cost->OutputBytes(*dx.node, 0), 2 * 10 * 10 * 3 * 4);
+  EXPECT_EQ(cost->OutputBytes(*df.node, 0), 3 * 3 * 3 * 2 * 4);
+}
+
 TEST(StaticCostModel, Conv2DAndItsBackprops) {
   Scope s = Scope::NewRootScope();
   auto x = Placeholder(s, DT_FLOAT, PartialTensorShape({2, 10, 10, 3}));
