@@ -27,16 +27,12 @@ class Conv2DBackpropInputOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    StatusOr<TensorShape> input_shape = ShapeFromSizes(ctx->input(0), "input_sizes");
-    OP_REQUIRES_OK(ctx, input_shape.status());
-    const Tensor& filter = ctx->input(1);
-    const Tensor& dy = ctx->input(2);
-    StatusOr<Conv2DDims> dims = ComputeConv2DDims(*input_shape, filter.shape(), attrs_);
+    Tensor* out = nullptr;
+    StatusOr<Conv2DDims> dims = StartConvBackprop(ctx, attrs_, ConvBackprop::kInput, false, &out);
     OP_REQUIRES_OK(ctx, dims.status());
     const Conv2DDims& d = *dims;
-    OP_REQUIRES_OK(ctx, CheckOutBackprop(dy.shape(), d));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *input_shape, &out));
+    const Tensor& filter = ctx->input(1);
+    const Tensor& dy = ctx->input(2);
     T* dx = out->data<T>();
     if (out->NumElements() == 0) return;
     const T* f = filter.data<T>();
@@ -74,16 +70,12 @@ class Conv2DBackpropFilterOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    StatusOr<TensorShape> filter_shape = ShapeFromSizes(ctx->input(1), "filter_sizes");
-    OP_REQUIRES_OK(ctx, filter_shape.status());
-    const Tensor& dy = ctx->input(2);
-    StatusOr<Conv2DDims> dims = ComputeConv2DDims(input.shape(), *filter_shape, attrs_);
+    Tensor* out = nullptr;
+    StatusOr<Conv2DDims> dims = StartConvBackprop(ctx, attrs_, ConvBackprop::kFilter, false, &out);
     OP_REQUIRES_OK(ctx, dims.status());
     const Conv2DDims& d = *dims;
-    OP_REQUIRES_OK(ctx, CheckOutBackprop(dy.shape(), d));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *filter_shape, &out));
+    const Tensor& input = ctx->input(0);
+    const Tensor& dy = ctx->input(2);
     T* df = out->data<T>();
     std::fill(df, df + out->NumElements(), T(0));
     const int64_t k = d.patch_size();

@@ -99,6 +99,21 @@ StatusOr<TensorShape> ShapeFromSizes(const Tensor& sizes, const char* what) {
   return shape;
 }
 
+StatusOr<Conv2DDims> StartConvBackprop(OpKernelContext* ctx, const ConvAttrs& attrs,
+                                       ConvBackprop kind, bool depthwise, Tensor** out) {
+  const bool input = kind == ConvBackprop::kInput;
+  TACT_ASSIGN_OR_RETURN(TensorShape sized, ShapeFromSizes(ctx->input(input ? 0 : 1),
+                                                          input ? "input_sizes" : "filter_sizes"));
+  const TensorShape& given = ctx->input(input ? 1 : 0).shape();
+  TACT_ASSIGN_OR_RETURN(Conv2DDims d, input ? ComputeConv2DDims(sized, given, attrs)
+                                            : ComputeConv2DDims(given, sized, attrs));
+  Conv2DDims output = d;
+  if (depthwise) output.out_depth = d.in_depth * d.out_depth;
+  TACT_RETURN_IF_ERROR(CheckOutBackprop(ctx->input(2).shape(), output));
+  TACT_RETURN_IF_ERROR(ctx->allocate_output(0, sized, out));
+  return d;
+}
+
 namespace {
 
 // The taps kx in [*begin, *end) of output column `ox` that land inside the

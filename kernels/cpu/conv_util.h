@@ -56,6 +56,17 @@ Status CheckOutBackprop(const TensorShape& out_backprop, const Conv2DDims& dims)
 // A 4-element int32/int64 sizes vector (input_sizes, filter_sizes) as a shape.
 StatusOr<TensorShape> ShapeFromSizes(const Tensor& sizes, const char* what);
 
+// What a convolution's gradient op does before it computes. kInput ops
+// (Conv2DBackpropInput, DepthwiseConv2dNativeBackpropInput) take
+// (input_sizes, filter, out_backprop); kFilter ops take (input,
+// filter_sizes, out_backprop). Reads the sizes, computes the geometry,
+// checks out_backprop against the forward op's output (out_depth channels;
+// in_depth * out_depth for a depthwise filter [KH, KW, C, M], whose
+// out_depth is M) and allocates the output, of the sizes' shape.
+enum class ConvBackprop { kInput, kFilter };
+StatusOr<Conv2DDims> StartConvBackprop(OpKernelContext* ctx, const ConvAttrs& attrs,
+                                       ConvBackprop kind, bool depthwise, Tensor** out);
+
 // `image` is one NHWC image [H, W, Cin]; `col` has out_pixels() rows of
 // patch_size() elements.
 template <typename T>

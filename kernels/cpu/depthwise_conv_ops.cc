@@ -29,13 +29,8 @@ int64_t OnStride(int64_t t, int64_t stride, int64_t size) {
 }
 
 // ComputeConv2DDims reads a depthwise filter [KH, KW, C, M] as a Conv2D
-// filter with M output channels: its out_depth is M. out_backprop must be
-// what the forward op gives, [N, OH, OW, C * M].
-Status CheckDepthwiseOutBackprop(const TensorShape& out_backprop, const Conv2DDims& d) {
-  Conv2DDims output = d;
-  output.out_depth = d.in_depth * d.out_depth;
-  return CheckOutBackprop(out_backprop, output);
-}
+// filter with M output channels: in these kernels out_depth is M, and the
+// output's depth in_depth * M.
 
 // acc[c * M + m] += x[c] * f[c * M + m] for every channel c and multiplier m.
 template <typename T>
@@ -119,16 +114,12 @@ class DepthwiseConv2dNativeBackpropInputOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    StatusOr<TensorShape> input_shape = ShapeFromSizes(ctx->input(0), "input_sizes");
-    OP_REQUIRES_OK(ctx, input_shape.status());
-    const Tensor& filter = ctx->input(1);
-    const Tensor& dy = ctx->input(2);
-    StatusOr<Conv2DDims> dims = ComputeConv2DDims(*input_shape, filter.shape(), attrs_);
+    Tensor* out = nullptr;
+    StatusOr<Conv2DDims> dims = StartConvBackprop(ctx, attrs_, ConvBackprop::kInput, true, &out);
     OP_REQUIRES_OK(ctx, dims.status());
     const Conv2DDims& d = *dims;
-    OP_REQUIRES_OK(ctx, CheckDepthwiseOutBackprop(dy.shape(), d));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *input_shape, &out));
+    const Tensor& filter = ctx->input(1);
+    const Tensor& dy = ctx->input(2);
     const int64_t depth = d.in_depth * d.out_depth, channels = d.in_depth, m = d.out_depth;
     const T* f = filter.data<T>();
     const T* g = dy.data<T>();
@@ -173,16 +164,12 @@ class DepthwiseConv2dNativeBackpropFilterOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    StatusOr<TensorShape> filter_shape = ShapeFromSizes(ctx->input(1), "filter_sizes");
-    OP_REQUIRES_OK(ctx, filter_shape.status());
-    const Tensor& dy = ctx->input(2);
-    StatusOr<Conv2DDims> dims = ComputeConv2DDims(input.shape(), *filter_shape, attrs_);
+    Tensor* out = nullptr;
+    StatusOr<Conv2DDims> dims = StartConvBackprop(ctx, attrs_, ConvBackprop::kFilter, true, &out);
     OP_REQUIRES_OK(ctx, dims.status());
     const Conv2DDims& d = *dims;
-    OP_REQUIRES_OK(ctx, CheckDepthwiseOutBackprop(dy.shape(), d));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *filter_shape, &out));
+    const Tensor& input = ctx->input(0);
+    const Tensor& dy = ctx->input(2);
     const int64_t depth = d.in_depth * d.out_depth;
     const T* x = input.data<T>();
     const T* g = dy.data<T>();

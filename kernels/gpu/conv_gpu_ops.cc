@@ -207,16 +207,12 @@ class Conv2DBackpropInputGpuOp : public ConvGpuBase {
   void Compute(OpKernelContext* ctx) override {
     GpuDevice* device = KernelDevice(ctx);
     if (device == nullptr) return;
-    StatusOr<TensorShape> input_shape = ShapeFromSizes(ctx->input(0), "input_sizes");
-    OP_REQUIRES_OK(ctx, input_shape.status());
-    const Tensor& filter = ctx->input(1);
-    const Tensor& dy = ctx->input(2);
-    StatusOr<Conv2DDims> dims = ComputeConv2DDims(*input_shape, filter.shape(), attrs_);
+    Tensor* out = nullptr;
+    StatusOr<Conv2DDims> dims = StartConvBackprop(ctx, attrs_, ConvBackprop::kInput, false, &out);
     OP_REQUIRES_OK(ctx, dims.status());
     const Conv2DDims& d = *dims;
-    OP_REQUIRES_OK(ctx, CheckOutBackprop(dy.shape(), d));
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *input_shape, &out));
+    const Tensor& filter = ctx->input(1);
+    const Tensor& dy = ctx->input(2);
     if (out->NumElements() == 0) return;
     if (Empty(d)) {
       OP_REQUIRES_OK(ctx, ZeroFill(device, out));
@@ -263,16 +259,12 @@ class Conv2DBackpropFilterGpuOp : public ConvGpuBase {
   void Compute(OpKernelContext* ctx) override {
     GpuDevice* device = KernelDevice(ctx);
     if (device == nullptr) return;
-    const Tensor& input = ctx->input(0);
-    StatusOr<TensorShape> filter_shape = ShapeFromSizes(ctx->input(1), "filter_sizes");
-    OP_REQUIRES_OK(ctx, filter_shape.status());
-    const Tensor& dy = ctx->input(2);
-    StatusOr<Conv2DDims> dims = ComputeConv2DDims(input.shape(), *filter_shape, attrs_);
+    Tensor* out = nullptr;
+    StatusOr<Conv2DDims> dims = StartConvBackprop(ctx, attrs_, ConvBackprop::kFilter, false, &out);
     OP_REQUIRES_OK(ctx, dims.status());
     const Conv2DDims& d = *dims;
-    OP_REQUIRES_OK(ctx, CheckOutBackprop(dy.shape(), d));
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *filter_shape, &out));
+    const Tensor& input = ctx->input(0);
+    const Tensor& dy = ctx->input(2);
     if (out->NumElements() == 0) return;
     if (Empty(d)) {
       OP_REQUIRES_OK(ctx, ZeroFill(device, out));
