@@ -13,6 +13,11 @@ InferenceContext::InferenceContext(const AttrMap* attrs, std::vector<PartialTens
       input_tensors_(std::move(input_tensors)),
       outputs_(num_outputs) {}
 
+void InferenceContext::set_input_shape_value(int i, PartialTensorShape value) {
+  if (i >= static_cast<int>(input_shape_values_.size())) input_shape_values_.resize(i + 1);
+  input_shape_values_[i] = std::move(value);
+}
+
 namespace shape_fn {
 Status Unknown(InferenceContext*) { return Status::OK(); }
 
@@ -42,6 +47,10 @@ Status CheckSlices(InferenceContext* c, int ref, int indices, int updates) {
 
 Status ShapeFromInput(InferenceContext* c, int index, int out, const char* what) {
   const Tensor* t = c->input_tensor(index);
+  if (t == nullptr && c->input_shape_value(index) != nullptr) {
+    c->set_output(out, *c->input_shape_value(index));
+    return Status::OK();
+  }
   if (t == nullptr) {
     const PartialTensorShape& s = c->input(index);
     if (s.dims() == 1 && s.dim_size(0) >= 0) {

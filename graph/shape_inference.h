@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "graph/attr_value.h"
@@ -26,6 +27,16 @@ class InferenceContext {
   const Tensor* input_tensor(int i) const {
     return i < static_cast<int>(input_tensors_.size()) ? input_tensors_[i] : nullptr;
   }
+  // The value of input i, a shape vector, as far as it is known where it is
+  // not a constant: where input i is a Shape op's output, that op's input's
+  // (partial) shape; nullptr otherwise. So Reshape(g, Shape(x)), as the
+  // gradient functions write it, takes x's shape.
+  const PartialTensorShape* input_shape_value(int i) const {
+    return i < static_cast<int>(input_shape_values_.size()) && input_shape_values_[i]
+               ? &*input_shape_values_[i]
+               : nullptr;
+  }
+  void set_input_shape_value(int i, PartialTensorShape value);
   const AttrMap& attrs() const { return *attrs_; }
   template <typename T>
   Status GetAttr(const std::string& name, T* out) const {
@@ -40,6 +51,7 @@ class InferenceContext {
   const AttrMap* attrs_;
   std::vector<PartialTensorShape> inputs_;
   std::vector<const Tensor*> input_tensors_;
+  std::vector<std::optional<PartialTensorShape>> input_shape_values_;
   std::vector<PartialTensorShape> outputs_;  // unknown until set
 };
 

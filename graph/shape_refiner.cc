@@ -17,6 +17,14 @@ Status InferNodeShapes(Node* node) {
     }
   }
   InferenceContext ctx(&node->attrs(), std::move(inputs), std::move(values), node->num_outputs());
+  // A Shape op's value is its input's shape, as far as inference knows it.
+  for (const Edge* e : node->in_edges()) {
+    if (e->IsControlEdge() || e->src->op() != "Shape") continue;
+    const Edge* in = e->src->input_edge(0);
+    if (in == nullptr) continue;
+    const PartialTensorShape& shape = in->src->output_shape(in->src_output);
+    if (!shape.unknown_rank()) ctx.set_input_shape_value(e->dst_input, shape);
+  }
   Status s;
   try {
     s = node->op_def().shape_fn(&ctx);

@@ -61,6 +61,19 @@ StatusOr<PartialTensorShape> Merge(const PartialTensorShape& a, const PartialTen
 
 Status ReshapeShape(InferenceContext* c) {
   std::optional<std::vector<int64_t>> shape = ConstInts(c, 1);
+  if (!shape && c->input_shape_value(1) != nullptr) {
+    // Another tensor's shape (Shape(x)): its dimensions, -1 where unknown,
+    // and never "infer this one".
+    const PartialTensorShape& to = *c->input_shape_value(1);
+    const PartialTensorShape& in = c->input(0);
+    if (to.IsFullyDefined() && in.IsFullyDefined() &&
+        to.AsTensorShape()->num_elements() != in.AsTensorShape()->num_elements()) {
+      return errors::InvalidArgument("cannot reshape ", in.DebugString(), " to the shape ",
+                                     to.DebugString(), " of another tensor");
+    }
+    c->set_output(0, to);
+    return Status::OK();
+  }
   if (!shape) {
     c->set_output(0, UnknownDims(VectorLength(c, 1)));
     return Status::OK();

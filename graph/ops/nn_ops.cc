@@ -128,6 +128,11 @@ Status PoolShape(InferenceContext* c) {
 Status ShapeFromSizesInput(InferenceContext* c, int i, int out) {
   TACT_RETURN_IF_ERROR(RequireRank(c->input(i), 1, "the sizes input"));
   const Tensor* t = c->input_tensor(i);
+  const PartialTensorShape* value = c->input_shape_value(i);
+  if (t == nullptr && value != nullptr && value->dims() == 4) {
+    c->set_output(out, *value);  // Shape(x), as the gradient functions write it
+    return Status::OK();
+  }
   if (t == nullptr || t->dtype() != DT_INT32) {
     c->set_output(out, PartialTensorShape({-1, -1, -1, -1}));
     return Status::OK();

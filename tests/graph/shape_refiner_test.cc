@@ -34,6 +34,32 @@ TEST(ShapeRefinerTest, IncompatibleShapesFailAtConstructionNamingTheNode) {
   EXPECT_EQ(s.graph()->FindNode("product"), nullptr);
 }
 
+// A Shape op's value is its input's shape as far as inference knows it:
+// Reshape, Fill and a convolution's backprop given Shape(x) take x's shape,
+// unknown dimensions included, where they used to know only the rank; the
+// gradient functions write them that way.
+TEST(ShapeRefinerTest, AShapeOpCarriesItsInputsShapeToTheOpsThatTakeIt) {
+  Scope s = Scope::NewRootScope();
+  auto x = Placeholder(s, DT_FLOAT, {-1, 28, 64});
+  auto g = Placeholder(s, DT_FLOAT);  // unknown
+  auto r = Reshape(s, g, Shape(s, x));
+  auto f = Fill(s, Shape(s, x), 1.0f);
+  auto images = Placeholder(s, DT_FLOAT, {-1, 10, 10, 3});
+  auto filter = Placeholder(s, DT_FLOAT, {3, 3, 3, 8});
+  auto dx = Conv2DBackpropInput(s, Shape(s, images), filter, Placeholder(s, DT_FLOAT),
+                                {1, 1, 1, 1}, "SAME");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(r.node->output_shape(0), PartialTensorShape({-1, 28, 64}));
+  EXPECT_EQ(f.node->output_shape(0), PartialTensorShape({-1, 28, 64}));
+  EXPECT_EQ(dx.node->output_shape(0), PartialTensorShape({-1, 10, 10, 3}));
+  // Two shapes known in full that differ in size are an error, as with a constant shape.
+  auto a = Placeholder(s, DT_FLOAT, {2, 3});
+  Reshape(s.WithOpName("bad"), a, Shape(s, Placeholder(s, DT_FLOAT, {7})));
+  EXPECT_NE(s.status().message().find("cannot reshape [2,3] to the shape [7] of another tensor"),
+            std::string::npos)
+      << s.status().ToString();
+}
+
 TEST(ShapeRefinerTest, InferShapesOverAGraphFromAGraphDef) {
   Scope s = Scope::NewRootScope();
   auto x = Placeholder(s, DT_FLOAT, {8, 4});
