@@ -1,7 +1,15 @@
 #include "actors/queue_runner.h"
 
+#include <chrono>
+#include <thread>
+
 namespace tact {
 namespace {
+
+// How often, and for how long, a refill that failed with Unavailable is
+// tried again (QueueRunner::Refill).
+constexpr std::chrono::milliseconds kRefillRetry{100};
+constexpr std::chrono::seconds kRefillRetryWindow{5};
 
 // How a Run ends that is not a failure of the runner: the input is done
 // (OutOfRange), or the queue or the session was closed (Cancelled).
@@ -56,14 +64,21 @@ Status QueueRunner::Refill(int64_t seen) {
   std::lock_guard<std::mutex> lock(refill_mu_);
   if (refills_.load() != seen) return Status::OK();  // another thread refilled since
   // The enqueue may learn of a loss before the master does (its task saw
-  // the connection break first). A refill started then is under way when
-  // the master marks the task lost, and fails with the loss itself; tried
-  // once more, it is a Run that needs a lost task, and waits for the task
-  // (up to the session's task wait). A second failure is the runner's.
+  // the connection break first). A refill started then fails at once, with
+  // whatever the master's step met, or with the loss itself when the master
+  // learns of it while the refill is under way; a session's CI run saw two
+  // tries in a row fail that way. Once the master knows, a refill is a Run
+  // that needs a lost task and waits for it (up to the session's task
+  // wait). So an Unavailable refill is tried again every kRefillRetry for
+  // kRefillRetryWindow, the time a master takes to learn of a loss (a
+  // broken connection at once; a hung task after its missed pings). A
+  // failure after that window is the runner's.
+  const auto give_up = std::chrono::steady_clock::now() + kRefillRetryWindow;
   Status s;
-  for (int tries = 0; tries < 2 && !stopping_.load(); ++tries) {
+  while (!stopping_.load()) {
     s = session_->Run({}, {}, {refill_target_}).status();
-    if (s.code() != Code::kUnavailable) break;
+    if (s.code() != Code::kUnavailable || std::chrono::steady_clock::now() >= give_up) break;
+    std::this_thread::sleep_for(kRefillRetry);
   }
   if (!s.ok() && s.code() != Code::kCancelled) return s;  // Cancelled: the old queues lived on
   refills_.fetch_add(1);

@@ -19,8 +19,9 @@
 // input when the runner has a `refill_target`: the queues and readers on
 // that task went with it, and the task that comes back holds fresh, empty
 // ones. The thread runs the refill target (the Run waits for the task, as
-// long as the session waits for lost tasks; a refill that was under way
-// when the master learned of the loss is tried once more) and goes on
+// long as the session waits for lost tasks; a refill that fails at once,
+// before the master has learned of the loss, is tried again for a few
+// seconds) and goes on
 // enqueueing. A refill that finds its queue closed (Cancelled) met the old
 // process, which lived on with its queues (only its connection broke): it
 // goes on too.
