@@ -20,11 +20,9 @@ namespace tact {
 namespace {
 
 template <typename T>
-class Conv2DBackpropInputOp : public OpKernel {
+class Conv2DBackpropInputOp : public ConvOpKernel {
  public:
-  explicit Conv2DBackpropInputOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
-  }
+  using ConvOpKernel::ConvOpKernel;
 
   void Compute(OpKernelContext* ctx) override {
     Tensor* out = nullptr;
@@ -58,16 +56,12 @@ class Conv2DBackpropInputOp : public OpKernel {
     }));
   }
 
- private:
-  ConvAttrs attrs_;
 };
 
 template <typename T>
-class Conv2DBackpropFilterOp : public OpKernel {
+class Conv2DBackpropFilterOp : public ConvOpKernel {
  public:
-  explicit Conv2DBackpropFilterOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
-  }
+  using ConvOpKernel::ConvOpKernel;
 
   void Compute(OpKernelContext* ctx) override {
     Tensor* out = nullptr;
@@ -116,8 +110,6 @@ class Conv2DBackpropFilterOp : public OpKernel {
     }
   }
 
- private:
-  ConvAttrs attrs_;
 };
 
 #define TACT_REGISTER(T)                                                                        \

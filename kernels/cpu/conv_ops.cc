@@ -14,11 +14,9 @@ namespace tact {
 namespace {
 
 template <typename T>
-class Conv2DOp : public OpKernel {
+class Conv2DOp : public ConvOpKernel {
  public:
-  explicit Conv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
-  }
+  using ConvOpKernel::ConvOpKernel;
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
@@ -47,8 +45,6 @@ class Conv2DOp : public OpKernel {
     }));
   }
 
- private:
-  ConvAttrs attrs_;
 };
 
 REGISTER_KERNEL_BUILDER(Name("Conv2D").Device(DEVICE_CPU).TypeConstraint<float>("T"),

@@ -27,6 +27,18 @@ struct ConvAttrs {
 // the error names the attr.
 Status ReadConvAttrs(OpKernelConstruction* ctx, ConvAttrs* attrs);
 
+// The base of the CPU convolution kernels: reads the conv attrs once, when
+// the kernel is built.
+class ConvOpKernel : public OpKernel {
+ public:
+  explicit ConvOpKernel(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
+  }
+
+ protected:
+  ConvAttrs attrs_;
+};
+
 struct Conv2DDims {
   int64_t batch = 0, in_rows = 0, in_cols = 0, in_depth = 0;
   int64_t filter_rows = 0, filter_cols = 0, out_depth = 0;

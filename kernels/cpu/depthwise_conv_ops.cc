@@ -60,11 +60,9 @@ void ChannelDots(const T* g, const T* f, int64_t channels, int64_t m, T* acc) {
 }
 
 template <typename T>
-class DepthwiseConv2dNativeOp : public OpKernel {
+class DepthwiseConv2dNativeOp : public ConvOpKernel {
  public:
-  explicit DepthwiseConv2dNativeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
-  }
+  using ConvOpKernel::ConvOpKernel;
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
@@ -102,16 +100,12 @@ class DepthwiseConv2dNativeOp : public OpKernel {
     });
   }
 
- private:
-  ConvAttrs attrs_;
 };
 
 template <typename T>
-class DepthwiseConv2dNativeBackpropInputOp : public OpKernel {
+class DepthwiseConv2dNativeBackpropInputOp : public ConvOpKernel {
  public:
-  explicit DepthwiseConv2dNativeBackpropInputOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
-  }
+  using ConvOpKernel::ConvOpKernel;
 
   void Compute(OpKernelContext* ctx) override {
     Tensor* out = nullptr;
@@ -152,16 +146,12 @@ class DepthwiseConv2dNativeBackpropInputOp : public OpKernel {
     });
   }
 
- private:
-  ConvAttrs attrs_;
 };
 
 template <typename T>
-class DepthwiseConv2dNativeBackpropFilterOp : public OpKernel {
+class DepthwiseConv2dNativeBackpropFilterOp : public ConvOpKernel {
  public:
-  explicit DepthwiseConv2dNativeBackpropFilterOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
-  }
+  using ConvOpKernel::ConvOpKernel;
 
   void Compute(OpKernelContext* ctx) override {
     Tensor* out = nullptr;
@@ -198,8 +188,6 @@ class DepthwiseConv2dNativeBackpropFilterOp : public OpKernel {
     });
   }
 
- private:
-  ConvAttrs attrs_;
 };
 
 // The types of the ops' declarations (graph/ops/nn_ops.cc), Conv2D's.
